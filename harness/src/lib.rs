@@ -1,0 +1,4 @@
+//! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
+
+pub mod scenario;
+pub mod units;

@@ -1,0 +1,4 @@
+//! Scenario files (TOML): the typed model and its parser.
+
+mod model;
+pub use model::*;
