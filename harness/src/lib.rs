@@ -1,4 +1,5 @@
 //! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
 
+pub mod report;
 pub mod scenario;
 pub mod units;

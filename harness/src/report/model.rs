@@ -1,0 +1,138 @@
+//! Result types shared by every runner and by the output writers. `Summary` is serialised as
+//! `summary.json` (DESIGN 3.3): it must be a pure function of scenario and seed in `sim`, so it
+//! holds no wall-clock figures (those go in `RunOutput::timing`).
+
+use serde::{Deserialize, Serialize};
+
+/// Everything one run of one scenario produced.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    pub summary: Summary,
+    /// One series per flow, in the order of `summary.flows`.
+    pub series: Vec<FlowSeries>,
+    pub timing: Timing,
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub link: LinkInfo,
+    /// Virtual (sim) or wall (netns) seconds the run covered.
+    pub duration_s: f64,
+    pub seed: u64,
+    pub flows: Vec<FlowSummary>,
+    /// Per-link configured figures, and in netns the measured ones.
+    pub links: Vec<LinkSummary>,
+    /// `sim` only: why packets were dropped, over all links.
+    pub drops: Option<Drops>,
+    /// `sim` only: controller verdicts scored against the simulator's ground truth.
+    pub verdict_accuracy: Option<VerdictAccuracy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkInfo {
+    /// `sim` or `netns`.
+    pub kind: String,
+    /// What shaped the links, e.g. `discrete-event simulator`, `tc netem+tbf`, `tc tbf + user-space link`.
+    pub engine: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowSummary {
+    /// Index of the flow after `count` expansion, in scenario order.
+    pub flow: usize,
+    pub controller: String,
+    /// Application bytes received, verified against what was sent.
+    pub bytes_delivered: u64,
+    /// Datagrams carrying this flow's data that reached the receiver.
+    pub packets_delivered: u64,
+    /// `bytes_delivered * 8 / (end - start)` where end is completion or the end of the run.
+    pub goodput_bps: f64,
+    pub start_s: f64,
+    /// Seconds from the flow's start to the last byte received; `None` if unfinished or unbounded.
+    pub completion_time_s: Option<f64>,
+    /// Packets the sender declared lost (quinn's count).
+    pub lost_packets: u64,
+    /// Congestion events the sender's controller was told of (quinn's count).
+    pub congestion_events: u64,
+    pub verdicts: Verdicts,
+    /// True when every received byte matched the sent byte at its offset.
+    pub verified: bool,
+    /// True if flow control, rather than the congestion controller, limited the sender.
+    pub flow_control_limited: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdicts {
+    pub random: u64,
+    pub congestion: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Drops {
+    /// Drop-tail queue overflow.
+    pub queue: u64,
+    /// The link's loss model (bit errors, handover, ...).
+    pub channel: u64,
+}
+
+/// Each loss decision of a controller, scored by the cause of the drop of the largest lost packet
+/// it was told of. Decisions whose packet was not dropped at all (a spurious loss declaration)
+/// are counted in `spurious`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictAccuracy {
+    pub random_as_random: u64,
+    pub random_as_congestion: u64,
+    pub congestion_as_congestion: u64,
+    pub congestion_as_random: u64,
+    pub spurious: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    pub name: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub queue_packets: usize,
+    /// Human-readable loss model, e.g. `bernoulli 0.01`.
+    pub loss: String,
+    /// What did the shaping: for sim `simulator`; for netns e.g. `netem`, `tbf`, `user-space`.
+    pub engine: String,
+    /// Observed during the run, when the runner can measure it.
+    pub measured: Option<MeasuredLink>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredLink {
+    pub rate_bps: f64,
+    pub base_rtt_s: f64,
+    pub loss_rate: f64,
+}
+
+/// Time series of one flow, sampled on every window change and at least every `sample interval`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FlowSeries {
+    pub flow: usize,
+    pub controller: String,
+    pub samples: Vec<Sample>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Seconds since the start of the run.
+    pub t_s: f64,
+    pub cwnd_bytes: u64,
+    pub ssthresh_bytes: Option<u64>,
+    pub rtt_s: f64,
+    /// Cumulative application bytes received by then.
+    pub delivered_bytes: u64,
+}
+
+/// Wall-clock figures; not part of `summary.json` because they differ between identical runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub wall_s: f64,
+    /// Wall seconds spent inside quinn-proto calls (sim only).
+    pub quinn_s: f64,
+}
