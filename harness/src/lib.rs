@@ -1,5 +1,7 @@
 //! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
 
 pub mod report;
+pub mod runner;
 pub mod scenario;
+mod scenario_shim;
 pub mod units;
