@@ -5,4 +5,5 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 mod scenario_shim;
+pub mod sweep;
 pub mod units;
