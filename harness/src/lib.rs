@@ -5,6 +5,5 @@ pub mod output;
 pub mod report;
 pub mod runner;
 pub mod scenario;
-mod scenario_shim;
 pub mod sweep;
 pub mod units;

@@ -94,7 +94,17 @@ fn unknown_controller_is_an_error() {
 fn bad_set_is_an_error() {
     let dir = workdir();
     let o = discern(dir.path(), &["run", "scenarios/tiny.toml", "--set", "seed"]);
-    assert_fails_with(&o, "bad --set `seed`");
+    assert_fails_with(&o, "--set \"seed\": expected KEY=VALUE");
+    let o = discern(
+        dir.path(),
+        &[
+            "run",
+            "scenarios/tiny.toml",
+            "--set",
+            "link.nowhere.rate=1Mbit",
+        ],
+    );
+    assert_fails_with(&o, "nowhere");
 }
 
 #[test]

@@ -80,8 +80,13 @@ pub fn check(id: &str) -> Result<(), String> {
         let base = pieces.next().unwrap_or_default();
         let Some(info) = CONTROLLERS.iter().find(|c| c.id == base) else {
             let known: Vec<&str> = CONTROLLERS.iter().map(|c| c.id).collect();
+            let within = if base == id {
+                String::new()
+            } else {
+                format!(" in `{id}`")
+            };
             return Err(format!(
-                "unknown controller `{base}` in `{id}` (known: {})",
+                "unknown controller `{base}`{within} (known: {})",
                 known.join(", ")
             ));
         };

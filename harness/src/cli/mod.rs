@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::output::{self, table};
 use crate::runner::{self, LinkKind};
+use crate::scenario::Override;
 use crate::scenario::Scenario;
-use crate::scenario_shim::Override;
 use crate::sweep::{self, Vary};
 
 /// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
@@ -92,10 +92,7 @@ pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
 
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {
     sets.iter()
-        .map(|s| {
-            s.parse::<Override>()
-                .map_err(|e| anyhow!("bad --set `{s}`: {e}"))
-        })
+        .map(|s| s.parse::<Override>().map_err(|e| anyhow!("{e}")))
         .collect()
 }
 
@@ -206,8 +203,7 @@ fn sweep_cmd(args: SweepArgs) -> anyhow::Result<ExitCode> {
     for p in points {
         let mut all = sets.clone();
         all.extend(overrides(&p.overrides())?);
-        let mut s =
-            load(&path, &all).with_context(|| format!("with {}", p.overrides().join(" ")))?;
+        let mut s = load(&path, &all)?;
         if let Some(c) = &p.controller {
             s.set_controller(c);
         }
