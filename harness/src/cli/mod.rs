@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::output::{self, table};
+use crate::report::RunOutput;
 use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
 use crate::scenario::Scenario;
@@ -83,9 +84,17 @@ pub struct SweepArgs {
 
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
 pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
+    execute_with(cli, &runner::run)
+}
+
+/// A runner as the CLI calls it: the scenario and the `--link` choice.
+pub type Runner<'a> = dyn Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + 'a;
+
+/// [`execute`] with another runner in place of [`runner::run`] (tests use a synthetic one).
+pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Run(args) => run(args),
-        Command::Sweep(args) => sweep_cmd(args),
+        Command::Run(args) => run(args, runner),
+        Command::Sweep(args) => sweep_cmd(args, runner),
         Command::List => list(Path::new("scenarios")),
     }
 }
@@ -137,7 +146,7 @@ fn dir_safe(name: &str) -> String {
     }
 }
 
-fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
     let mut scenario = load(&path, &sets)?;
@@ -146,7 +155,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         scenario.set_controller(id);
     }
     check_controllers(&scenario)?;
-    let out = runner::run(&scenario, args.common.link)?;
+    let out = runner(&scenario, args.common.link)?;
     let dir = args
         .out
         .unwrap_or_else(|| Path::new("out").join(dir_safe(&scenario.name)));
@@ -176,7 +185,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn sweep_cmd(args: SweepArgs) -> anyhow::Result<ExitCode> {
+fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
     let kind = args.common.link;
@@ -232,8 +241,8 @@ fn sweep_cmd(args: SweepArgs) -> anyhow::Result<ExitCode> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {elapsed_precise} (eta {eta})")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let run_one = |s: &Scenario| runner::run(s, kind);
-    let on_done = |p: &sweep::Point, out: &crate::report::RunOutput| {
+    let run_one = |s: &Scenario| runner(s, kind);
+    let on_done = |p: &sweep::Point, out: &RunOutput| {
         let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
         bar.inc(1);
         r.map(|_| ())
