@@ -254,49 +254,50 @@ pub fn run_all(
         .collect()
 }
 
-/// The sweep table. `human`: goodput in Mbit/s and `yes`/`NO` (for the terminal); otherwise
-/// bit/s and `true`/`false` (for `sweep.csv`). Verdict-accuracy columns appear when any run has
-/// them, an `error` column when any run failed.
+/// The sweep table. For `sweep.csv` (`human == false`): goodput in bit/s, `true`/`false`, empty
+/// cells for absent values, and an `error` column when any run failed. For the terminal: short
+/// headers, Mbit/s, `yes`/`NO`, `-` for absent values, and a failed run's error in place of its
+/// figures. Verdict-accuracy columns appear when any run has them.
 pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
     let with_accuracy = records
         .iter()
         .any(|r| matches!(&r.result, Ok(a) if a.accuracy.is_some()));
-    let with_error = records.iter().any(|r| r.result.is_err());
+    let with_error = !human && records.iter().any(|r| r.result.is_err());
+    let pick = |csv: &'static str, text: &'static str| if human { text } else { csv };
     let mut headers: Vec<String> = vec!["run".into()];
     headers.extend(keys.iter().cloned());
-    headers.push("controller".into());
-    headers.push("flows".into());
-    if human {
-        headers.push("goodput_total_mbps".into());
-        headers.push("goodput_mean_mbps".into());
-    } else {
-        headers.push("goodput_total_bps".into());
-        headers.push("goodput_mean_bps".into());
-    }
-    for h in [
-        "completion_time_s",
-        "lost_packets",
-        "congestion_events",
-        "verdicts_random",
-        "verdicts_congestion",
-    ] {
-        headers.push(h.into());
-    }
+    let mut figures = vec![
+        "controller",
+        "flows",
+        pick("goodput_total_bps", "Mbit/s total"),
+        pick("goodput_mean_bps", "Mbit/s mean"),
+        pick("completion_time_s", "completion s"),
+        pick("lost_packets", "lost"),
+        pick("congestion_events", "cong. events"),
+        pick("verdicts_random", "random"),
+        pick("verdicts_congestion", "congestion"),
+    ];
     if with_accuracy {
-        for h in [
-            "random_as_random",
-            "random_as_congestion",
-            "congestion_as_congestion",
-            "congestion_as_random",
+        figures.extend([
+            pick("random_as_random", "rnd→rnd"),
+            pick("random_as_congestion", "rnd→cong"),
+            pick("congestion_as_congestion", "cong→cong"),
+            pick("congestion_as_random", "cong→rnd"),
             "spurious",
-        ] {
-            headers.push(h.into());
-        }
+        ]);
     }
-    headers.push("verified".into());
+    figures.push("verified");
     if with_error {
-        headers.push("error".into());
+        figures.push("error");
     }
+    headers.extend(figures.into_iter().map(String::from));
+    let absent = || {
+        if human {
+            "-".to_string()
+        } else {
+            String::new()
+        }
+    };
     let mut t = TextTable::new(headers.clone());
     for r in records {
         let mut row = vec![r.point.index.to_string()];
@@ -317,8 +318,7 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
                 row.push(match a.completion_time_s {
                     Some(c) if human => format!("{c:.3}"),
                     Some(c) => c.to_string(),
-                    None if human => "-".into(),
-                    None => String::new(),
+                    None => absent(),
                 });
                 for v in [
                     a.lost_packets,
@@ -340,7 +340,7 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
                             ]
                             .map(|v| v.to_string()),
                         ),
-                        None => row.extend(std::iter::repeat_n(String::new(), 5)),
+                        None => row.extend(std::iter::repeat_with(absent).take(5)),
                     }
                 }
                 row.push(match (human, a.verified) {
@@ -352,10 +352,10 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
                     row.push(String::new());
                 }
             }
+            Err(e) if human => row.push(format!("failed: {e}")),
             Err(e) => {
-                // Pad the figures, then the error.
-                let figures = headers.len() - row.len() - 1;
-                row.extend(std::iter::repeat_n(String::new(), figures));
+                let blanks = headers.len() - row.len() - 1;
+                row.extend(std::iter::repeat_n(String::new(), blanks));
                 row.push(e.clone());
             }
         }

@@ -23,19 +23,25 @@ impl TextTable {
         self.rows.push(row);
     }
 
+    /// Aligned columns. The last cell of a row shorter than the header runs on past the columns
+    /// it does not fill (a note such as an error message) and does not widen them.
     pub fn render(&self) -> String {
         let n = self.headers.len();
+        let overflow = |row: &Vec<String>, i: usize| row.len() < n && i + 1 == row.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
             for (i, cell) in row.iter().enumerate().take(n) {
-                widths[i] = widths[i].max(cell.chars().count());
+                if !overflow(row, i) {
+                    widths[i] = widths[i].max(cell.chars().count());
+                }
             }
         }
         let numeric: Vec<bool> = (0..n)
             .map(|i| {
                 self.rows.iter().all(|r| {
-                    r.get(i)
-                        .is_none_or(|c| c.is_empty() || c == "-" || c.parse::<f64>().is_ok())
+                    overflow(r, i)
+                        || r.get(i)
+                            .is_none_or(|c| c.is_empty() || c == "-" || c.parse::<f64>().is_ok())
                 })
             })
             .collect();
@@ -46,6 +52,10 @@ impl TextTable {
                 let cell = cells.get(i).map(String::as_str).unwrap_or("");
                 if i > 0 {
                     l.push_str("  ");
+                }
+                if cells.len() < n && i + 1 == cells.len() {
+                    l.push_str(cell);
+                    break;
                 }
                 if numeric[i] {
                     let _ = write!(l, "{cell:>w$}", w = widths[i]);
@@ -141,5 +151,17 @@ mod tests {
         assert_eq!(lines[0], "name         n");
         assert_eq!(lines[1], "a            1");
         assert_eq!(lines[2], "long-name  100");
+    }
+
+    #[test]
+    fn a_short_rows_last_cell_runs_on_without_widening() {
+        let mut t = TextTable::new(["a", "b", "c"]);
+        t.push(vec!["1".into(), "22".into(), "3".into()]);
+        t.push(vec!["4".into(), "failed: a long message".into()]);
+        let r = t.render();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], "a   b  c");
+        assert_eq!(lines[1], "1  22  3");
+        assert_eq!(lines[2], "4  failed: a long message");
     }
 }
