@@ -2,4 +2,5 @@
 
 pub mod report;
 pub mod scenario;
+pub mod sim;
 pub mod units;
