@@ -5,5 +5,6 @@ pub mod output;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod sim;
 pub mod sweep;
 pub mod units;

@@ -49,17 +49,8 @@ impl FromStr for LinkKind {
 /// Runs `scenario` on the runner `kind` stands for.
 pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
     match kind {
-        LinkKind::Sim => sim_shim::run(scenario).map_err(|e| anyhow!(e)),
+        LinkKind::Sim => Ok(crate::sim::run(scenario)?),
         LinkKind::Netns => bail!("the netns runner is not built yet"),
-    }
-}
-
-/// TEMPORARY: stands in for the simulator until it is merged; delete with the `sim` merge.
-mod sim_shim {
-    use super::*;
-
-    pub fn run(_scenario: &Scenario) -> Result<RunOutput, String> {
-        Err("the sim runner is not merged into this build yet".to_string())
     }
 }
 
