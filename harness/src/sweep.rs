@@ -87,8 +87,10 @@ impl Point {
             .values
             .iter()
             .map(|(k, v)| {
-                let last = k.rsplit('.').next().unwrap_or(k);
-                format!("{last}={v}")
+                // The last two parts of the key tell `loss.rate` from `bottleneck.rate`.
+                let parts: Vec<&str> = k.rsplitn(3, '.').take(2).collect();
+                let short: Vec<&str> = parts.into_iter().rev().collect();
+                format!("{}={v}", short.join("."))
             })
             .collect();
         if let Some(c) = &self.controller {
@@ -535,9 +537,18 @@ mod tests {
         };
         assert_eq!(
             p.dir_name(120),
-            "007-rate=0.01-modified-sack_tolerance=0.02"
+            "007-loss.rate=0.01-modified-sack_tolerance=0.02"
         );
-        assert_eq!(p.dir_name(5), "7-rate=0.01-modified-sack_tolerance=0.02");
+        assert_eq!(
+            p.dir_name(5),
+            "7-loss.rate=0.01-modified-sack_tolerance=0.02"
+        );
+        let p = Point {
+            index: 0,
+            values: vec![("seed".into(), "3".into())],
+            controller: None,
+        };
+        assert_eq!(p.dir_name(1), "0-seed=3");
     }
 
     #[test]

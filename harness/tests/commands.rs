@@ -190,10 +190,10 @@ fn sweep_runs_every_combination_and_writes_table_plots_and_runs() {
         .collect();
     runs.sort();
     assert_eq!(runs.len(), 12);
-    assert_eq!(runs[0], "00-seed=1-rate=5Mbit-newreno");
+    assert_eq!(runs[0], "00-seed=1-bottleneck.rate=5Mbit-newreno");
     assert_eq!(
         runs[11],
-        "11-seed=4-rate=50Mbit-modified-sack_tolerance=0.02"
+        "11-seed=4-bottleneck.rate=50Mbit-modified-sack_tolerance=0.02"
     );
     assert!(out
         .join("runs")

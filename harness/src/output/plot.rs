@@ -265,9 +265,13 @@ pub fn throughput(
             .iter()
             .map(|s| Line {
                 label: flow_label(s),
+                // A step per bin, so each rate spans the interval it was measured over.
                 points: throughput_bins(s, width, end)
                     .into_iter()
-                    .map(|(t, bps)| (t, bps / 1e6))
+                    .flat_map(|(mid, bps)| {
+                        let h = width / 2.0;
+                        [(mid - h, bps / 1e6), (mid + h, bps / 1e6)]
+                    })
                     .collect(),
             })
             .collect(),
