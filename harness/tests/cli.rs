@@ -217,3 +217,65 @@ fn list_shows_controllers_and_scenarios_and_survives_a_broken_file() {
         assert!(out.contains(text), "list lacks {text:?}: {out}");
     }
 }
+
+#[test]
+fn run_on_the_simulator_prints_the_table_and_writes_the_outputs() {
+    let dir = workdir();
+    let o = discern(
+        dir.path(),
+        &[
+            "run",
+            "tiny",
+            "--set",
+            "duration=0.5s",
+            "--controller",
+            "quinn-cubic",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("goodput Mbit/s"), "{out}");
+    assert!(out.contains("quinn-cubic"), "{out}");
+    assert!(out.contains("outputs in out/tiny"), "{out}");
+    for f in ["summary.json", "flows.csv", "cwnd.svg", "throughput.png"] {
+        assert!(dir.path().join("out/tiny").join(f).is_file(), "{f} missing");
+    }
+}
+
+#[test]
+fn sweep_on_the_simulator_writes_one_row_per_combination() {
+    let dir = workdir();
+    let o = discern(
+        dir.path(),
+        &[
+            "sweep",
+            "tiny",
+            "--set",
+            "duration=0.3s",
+            "--vary",
+            "link.bottleneck.loss.rate=0,0.01",
+            "--controller",
+            "newreno,quinn-cubic",
+            "--jobs",
+            "2",
+            "--out",
+            "sw",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(dir.path().join("sw/sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1 + 4, "{csv}");
+    assert!(lines[0].starts_with("run,link.bottleneck.loss.rate,controller,"));
+    assert!(
+        lines[4].starts_with("3,0.01,quinn-cubic,1,"),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("sw/runs"))
+            .unwrap()
+            .count(),
+        4
+    );
+}
