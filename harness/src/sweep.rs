@@ -50,12 +50,26 @@ impl fmt::Display for Vary {
     }
 }
 
-/// Splits a `--controller` list on `,`; `:`, `=` and `+` stay inside an id
-/// (`modified-sack:tolerance=0.02,composite+quinn-cubic` is two ids).
+/// Splits a `--controller` list into ids. Ids are separated by `,`; `:`, `=` and `+` stay inside
+/// an id (`modified-sack:tolerance=0.02,composite+quinn-cubic` is two ids). A controller's own
+/// parameters are also separated by `,` (`wnewreno:margin=0.1,granularity=2ms`): a piece whose
+/// text before its first `=` has no `:` or `+` is the next parameter of the id before it.
 pub fn split_controllers(list: &str) -> anyhow::Result<Vec<String>> {
-    let ids: Vec<String> = list.split(',').map(|s| s.trim().to_string()).collect();
-    if ids.iter().any(String::is_empty) {
-        bail!("`{list}` has an empty controller id");
+    let mut ids: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim) {
+        if piece.is_empty() {
+            bail!("`{list}` has an empty controller id");
+        }
+        let continues = piece
+            .split_once('=')
+            .is_some_and(|(head, _)| !head.contains([':', '+']));
+        match ids.last_mut() {
+            Some(last) if continues => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => ids.push(piece.to_string()),
+        }
     }
     Ok(ids)
 }
@@ -481,6 +495,19 @@ mod tests {
             ["modified-sack:tolerance=0.02", "composite+quinn-cubic"]
         );
         assert!(split_controllers("reno,,tahoe").is_err());
+        assert_eq!(
+            split_controllers("wnewreno:margin=0.1,granularity=2ms,reno,composite+quinn-cubic")
+                .unwrap(),
+            [
+                "wnewreno:margin=0.1,granularity=2ms",
+                "reno",
+                "composite+quinn-cubic"
+            ]
+        );
+        assert_eq!(
+            split_controllers("modified-sack:tolerance=0,granularity=1ms+newreno,tahoe").unwrap(),
+            ["modified-sack:tolerance=0,granularity=1ms+newreno", "tahoe"]
+        );
     }
 
     #[test]

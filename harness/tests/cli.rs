@@ -75,7 +75,7 @@ fn unknown_controller_is_an_error() {
         dir.path(),
         &["run", "scenarios/tiny.toml", "--controller", "vegas"],
     );
-    assert_fails_with(&o, "unknown controller `vegas`");
+    assert_fails_with(&o, "unknown controller \"vegas\"");
     let o = discern(
         dir.path(),
         &[
@@ -87,7 +87,7 @@ fn unknown_controller_is_an_error() {
             "reno,vegas",
         ],
     );
-    assert_fails_with(&o, "unknown controller `vegas`");
+    assert_fails_with(&o, "unknown controller \"vegas\"");
 }
 
 #[test]

@@ -1,7 +1,5 @@
 //! The `discern` command line: `run`, `sweep`, `list`.
 
-mod catalog;
-
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -69,8 +67,9 @@ pub struct SweepArgs {
     /// Repeatable: every combination runs. The first one is the x axis of the goodput plot.
     #[arg(long, value_name = "K=V1,V2,...", required = true)]
     pub vary: Vec<Vary>,
-    /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`.
-    /// Repeatable. Without it, each run keeps the scenario's own controllers.
+    /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
+    /// (a piece `param=value` continues the id before it). Repeatable. Without it, each run
+    /// keeps the scenario's own controllers.
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,
     /// Output folder [default: out/<scenario name>-sweep/]; each run's outputs go to
@@ -120,9 +119,16 @@ fn load(path: &Path, overrides: &[Override]) -> anyhow::Result<Scenario> {
     Scenario::from_file(path, overrides).map_err(|e| anyhow!("{e}"))
 }
 
+/// Resolves a controller id through the registry, so a typo stops before anything runs.
+fn check_controller(id: &str) -> anyhow::Result<()> {
+    discern::registry::parse(id)
+        .map(|_| ())
+        .map_err(|e| anyhow!("{e}"))
+}
+
 fn check_controllers(scenario: &Scenario) -> anyhow::Result<()> {
     for f in &scenario.flows {
-        catalog::check(&f.controller).map_err(|e| anyhow!(e))?;
+        check_controller(&f.controller)?;
     }
     Ok(())
 }
@@ -151,7 +157,7 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let sets = overrides(&args.common.set)?;
     let mut scenario = load(&path, &sets)?;
     if let Some(id) = &args.controller {
-        catalog::check(id).map_err(|e| anyhow!(e))?;
+        check_controller(id)?;
         scenario.set_controller(id);
     }
     check_controllers(&scenario)?;
@@ -197,7 +203,7 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let mut controllers = Vec::new();
     for list in &args.controller {
         for id in sweep::split_controllers(list)? {
-            catalog::check(&id).map_err(|e| anyhow!(e))?;
+            check_controller(&id)?;
             controllers.push(id);
         }
     }
@@ -278,21 +284,16 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
 }
 
 fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
-    println!("Controllers (use as --controller ID or ID:param=value):");
-    let width = catalog::CONTROLLERS
-        .iter()
-        .map(|c| c.id.len())
-        .max()
-        .unwrap_or(0);
-    for c in catalog::CONTROLLERS {
-        println!("  {:width$}  {}", c.id, c.description);
-        for (name, default, meaning) in c.params {
-            println!("  {:width$}    {name} = {default}: {meaning}", "");
+    let catalog = discern::registry::catalog();
+    println!("Controllers (--controller ID, ID:param=value,param=value, or CLASSIFIER+ID):");
+    let width = catalog.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in catalog {
+        let tag = if c.classifier { " [classifier]" } else { "" };
+        println!("  {:width$}  {}{tag}", c.id, c.summary);
+        for p in c.params {
+            println!("  {:width$}    {} = {}: {}", "", p.name, p.default, p.help);
         }
     }
-    println!(
-        "  Prefix any of them with a loss-discriminating one and `+`, e.g. composite+quinn-cubic."
-    );
     println!();
     println!("Scenarios in {}/:", scenarios_dir.display());
     let mut files: Vec<PathBuf> = match std::fs::read_dir(scenarios_dir) {
