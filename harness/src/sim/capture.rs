@@ -1,0 +1,230 @@
+//! Captures the controllers' `tracing` events (target `discern::cwnd`, DESIGN 2.4) during a run.
+//!
+//! The layer is installed only on the run's thread. Events are attributed to a flow by the span the
+//! simulator enters around every call into a flow's sender-side connection (`sim_flow`, fields
+//! `index` and `role`); events outside such a span, or inside a receiver-side one, are ignored.
+//! Every other callsite (quinn-proto's own tracing) is disabled, so it costs nothing.
+
+use std::sync::{Arc, Mutex};
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::subscriber::Interest;
+use tracing::{Event, Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::registry::LookupSpan;
+
+use super::truth::Verdict;
+
+pub const TARGET: &str = "discern::cwnd";
+pub const SPAN: &str = "sim_flow";
+
+/// One controller event, as far as the simulator uses it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CwndEvent {
+    /// Flow index (from the span), not the controller's own id.
+    pub flow: usize,
+    pub loss: bool,
+    pub cwnd: Option<u64>,
+    pub ssthresh: Option<u64>,
+    pub verdict: Option<Verdict>,
+    pub sent_age_us: Option<u64>,
+}
+
+/// Captured events, drained by the simulator after each call into a sender.
+pub type Sink = Arc<Mutex<Vec<CwndEvent>>>;
+
+#[derive(Debug, Clone, Copy)]
+struct FlowTag {
+    index: usize,
+    sender: bool,
+}
+
+#[derive(Default)]
+struct TagVisitor {
+    index: Option<u64>,
+    sender: bool,
+}
+
+impl Visit for TagVisitor {
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if field.name() == "index" {
+            self.index = Some(value);
+        }
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if field.name() == "index" {
+            self.index = u64::try_from(value).ok();
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "role" {
+            self.sender = value == "sender";
+        }
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "role" {
+            self.sender = format!("{value:?}").trim_matches('"') == "sender";
+        }
+    }
+}
+
+struct EventVisitor<'a>(&'a mut CwndEvent);
+
+impl EventVisitor<'_> {
+    fn text(&mut self, name: &str, value: &str) {
+        match name {
+            "event" => self.0.loss = value == "loss",
+            "verdict" => {
+                self.0.verdict = match value {
+                    "random" => Some(Verdict::Random),
+                    "congestion" => Some(Verdict::Congestion),
+                    _ => None,
+                }
+            }
+            _ => {}
+        }
+    }
+    fn number(&mut self, name: &str, value: u64) {
+        match name {
+            "cwnd" => self.0.cwnd = Some(value),
+            "ssthresh" => self.0.ssthresh = Some(value),
+            "sent_age_us" => self.0.sent_age_us = Some(value),
+            _ => {}
+        }
+    }
+}
+
+impl Visit for EventVisitor<'_> {
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.number(field.name(), value);
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if let Ok(v) = u64::try_from(value) {
+            self.number(field.name(), v);
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.text(field.name(), value);
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let s = format!("{value:?}");
+        let s = s.trim_matches('"');
+        if let Ok(v) = s.parse::<u64>() {
+            self.number(field.name(), v);
+        } else {
+            self.text(field.name(), s);
+        }
+    }
+}
+
+/// The layer: keeps `discern::cwnd` events of sender-side spans.
+pub struct CaptureLayer {
+    sink: Sink,
+}
+
+impl CaptureLayer {
+    pub fn new(sink: Sink) -> Self {
+        Self { sink }
+    }
+}
+
+fn wanted(meta: &Metadata<'_>) -> bool {
+    if meta.is_span() {
+        meta.name() == SPAN
+    } else {
+        meta.target() == TARGET
+    }
+}
+
+impl<S> Layer<S> for CaptureLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        if wanted(meta) {
+            Interest::always()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
+        wanted(meta)
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if attrs.metadata().name() != SPAN {
+            return;
+        }
+        let mut v = TagVisitor::default();
+        attrs.record(&mut v);
+        if let (Some(index), Some(span)) = (v.index, ctx.span(id)) {
+            span.extensions_mut().insert(FlowTag {
+                index: index as usize,
+                sender: v.sender,
+            });
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        if event.metadata().target() != TARGET {
+            return;
+        }
+        let Some(span) = ctx.event_span(event) else {
+            return;
+        };
+        let tag = span
+            .scope()
+            .find_map(|s| s.extensions().get::<FlowTag>().copied());
+        let Some(tag) = tag.filter(|t| t.sender) else {
+            return;
+        };
+        let mut e = CwndEvent {
+            flow: tag.index,
+            ..CwndEvent::default()
+        };
+        event.record(&mut EventVisitor(&mut e));
+        if let Ok(mut sink) = self.sink.lock() {
+            sink.push(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    #[test]
+    fn captures_sender_events_only() {
+        let sink = Sink::default();
+        let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let s = tracing::info_span!("sim_flow", index = 3u64, role = "sender");
+            let r = tracing::info_span!("sim_flow", index = 3u64, role = "receiver");
+            s.in_scope(|| {
+                tracing::debug!(target: "discern::cwnd", flow = 99u64, event = "loss",
+                    cwnd = 1000u64, ssthresh = 500u64, state = "recovery", verdict = "random",
+                    reduced = false, sent_age_us = 42u64);
+                tracing::debug!(target: "other", cwnd = 1u64);
+            });
+            r.in_scope(|| {
+                tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 7u64);
+            });
+            tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 8u64);
+        });
+        let got = sink.lock().unwrap().clone();
+        assert_eq!(
+            got,
+            vec![CwndEvent {
+                flow: 3,
+                loss: true,
+                cwnd: Some(1000),
+                ssthresh: Some(500),
+                verdict: Some(Verdict::Random),
+                sent_age_us: Some(42),
+            }]
+        );
+    }
+}

@@ -1,0 +1,576 @@
+//! One flow: a QUIC client (the sender: one unidirectional stream carrying the flow's bytes) and a
+//! QUIC server (the receiver: reads and checks every byte), driven sans-IO in virtual time.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quinn_proto::{
+    ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig,
+    Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError,
+};
+
+use super::clock::{secs, VTime};
+use super::network::{Event as NetEvent, Net, Packet};
+use super::payload::Pattern;
+use super::truth::Side;
+use super::SimError;
+use crate::report::{Sample, Verdicts};
+
+/// Bytes handed to the sender's stream per `write` call.
+const WRITE_CHUNK: usize = 64 * 1024;
+
+/// Runs `f`, adding the wall time it took to `acc`.
+#[inline]
+pub fn timed<R>(acc: &mut Duration, f: impl FnOnce() -> R) -> R {
+    let t0 = Instant::now();
+    let r = f();
+    *acc += t0.elapsed();
+    r
+}
+
+/// A fake address of one side of flow `index`: 10.<i/256>.<i%256>.1 (sender) or .2 (receiver).
+pub fn address(index: usize, side: Side) -> SocketAddr {
+    let host = match side {
+        Side::Sender => 1,
+        Side::Receiver => 2,
+    };
+    let ip = Ipv4Addr::new(10, (index / 256) as u8, (index % 256) as u8, host);
+    SocketAddr::V4(SocketAddrV4::new(ip, 4433))
+}
+
+/// The RNG seed of one endpoint, so connection IDs and packet-number skips are reproducible.
+fn endpoint_seed(seed: u64, index: usize, side: Side) -> [u8; 32] {
+    let mut s = [0u8; 32];
+    s[..8].copy_from_slice(&seed.to_le_bytes());
+    s[8..16].copy_from_slice(&(index as u64).to_le_bytes());
+    s[16] = match side {
+        Side::Sender => 1,
+        Side::Receiver => 2,
+    };
+    s[24..].copy_from_slice(b"sim-quic");
+    s
+}
+
+/// One QUIC endpoint with (at most) one connection.
+struct Peer {
+    endpoint: Endpoint,
+    addr: SocketAddr,
+    conn: Option<(ConnectionHandle, Connection)>,
+    /// The connection's pending timeout and its generation (older timer events are stale).
+    timer: Option<VTime>,
+    timer_gen: u64,
+}
+
+impl Peer {
+    fn new(endpoint: Endpoint, addr: SocketAddr) -> Self {
+        Self {
+            endpoint,
+            addr,
+            conn: None,
+            timer: None,
+            timer_gen: 0,
+        }
+    }
+}
+
+/// The application on the sending side.
+struct Sender {
+    stream: Option<StreamId>,
+    writable: bool,
+    /// Total bytes to send; `u64::MAX` for an unbounded flow.
+    total: u64,
+    /// Bytes accepted by the stream so far.
+    written: u64,
+    /// Generated but not yet accepted bytes `chunk[pos..]`, at offset `written`.
+    chunk: Vec<u8>,
+    pos: usize,
+    finished: bool,
+}
+
+/// The application on the receiving side.
+struct Receiver {
+    stream: Option<StreamId>,
+    received: u64,
+    packets: u64,
+    ended: bool,
+}
+
+/// Everything the simulator tracks about one flow.
+pub struct FlowState {
+    pub index: usize,
+    pub controller: String,
+    pub start: VTime,
+    pub bytes: Option<u64>,
+    pattern: Pattern,
+    client: Peer,
+    server: Peer,
+    client_config: ClientConfig,
+    sender: Sender,
+    receiver: Receiver,
+    span: tracing::Span,
+    pub completion: Option<VTime>,
+    pub started: bool,
+    pub verdicts: Verdicts,
+    pub samples: Vec<Sample>,
+    /// Millisecond of the last window-event sample, for downsampling.
+    last_event_ms: Option<u64>,
+    pub ssthresh: Option<u64>,
+}
+
+pub struct FlowSetup {
+    pub index: usize,
+    pub controller: String,
+    pub start: VTime,
+    pub bytes: Option<u64>,
+    pub seed: u64,
+    pub client_config: ClientConfig,
+    pub server_config: Arc<ServerConfig>,
+}
+
+impl FlowState {
+    pub fn new(s: FlowSetup) -> Self {
+        let ep_config = Arc::new(EndpointConfig::default());
+        let client = Endpoint::new(
+            ep_config.clone(),
+            None,
+            false,
+            Some(endpoint_seed(s.seed, s.index, Side::Sender)),
+        );
+        let server = Endpoint::new(
+            ep_config,
+            Some(s.server_config),
+            false,
+            Some(endpoint_seed(s.seed, s.index, Side::Receiver)),
+        );
+        Self {
+            index: s.index,
+            controller: s.controller,
+            start: s.start,
+            bytes: s.bytes,
+            pattern: Pattern::new(s.seed, s.index),
+            client: Peer::new(client, address(s.index, Side::Sender)),
+            server: Peer::new(server, address(s.index, Side::Receiver)),
+            client_config: s.client_config,
+            sender: Sender {
+                stream: None,
+                writable: false,
+                total: s.bytes.unwrap_or(u64::MAX),
+                written: 0,
+                chunk: Vec::with_capacity(WRITE_CHUNK),
+                pos: 0,
+                finished: false,
+            },
+            receiver: Receiver {
+                stream: None,
+                received: 0,
+                packets: 0,
+                ended: false,
+            },
+            span: tracing::info_span!("sim_flow", index = s.index as u64, role = "sender"),
+            completion: None,
+            started: false,
+            verdicts: Verdicts::default(),
+            samples: Vec::new(),
+            last_event_ms: None,
+            ssthresh: None,
+        }
+    }
+
+    pub fn delivered(&self) -> u64 {
+        self.receiver.received
+    }
+
+    pub fn packets_delivered(&self) -> u64 {
+        self.receiver.packets
+    }
+
+    /// The finished flow completed, or the flow is still to be driven.
+    pub fn done(&self) -> bool {
+        self.completion.is_some()
+    }
+
+    /// The sender's connection, once it exists.
+    pub fn sender_conn(&self) -> Option<&Connection> {
+        self.client.conn.as_ref().map(|(_, c)| c)
+    }
+
+    /// Opens the connection at `now`.
+    pub fn start(&mut self, now: VTime, net: &mut Net) -> Result<(), SimError> {
+        self.started = true;
+        let t = net.clock.instant(now);
+        let _g = self.span.enter();
+        let remote = self.server.addr;
+        let config = self.client_config.clone();
+        let r = timed(&mut net.quinn_time, || {
+            self.client
+                .endpoint
+                .connect(t, config, remote, super::tls::SERVER_NAME)
+        });
+        let (ch, conn) = r.map_err(|e| SimError::Connect {
+            flow: self.index,
+            reason: e.to_string(),
+        })?;
+        self.client.conn = Some((ch, conn));
+        drop(_g);
+        self.drive(Side::Sender, now, net)
+    }
+
+    /// A datagram reached `packet.from`'s peer at `now`.
+    pub fn receive(&mut self, now: VTime, packet: Packet, net: &mut Net) -> Result<(), SimError> {
+        let to = match packet.from {
+            Side::Sender => Side::Receiver,
+            Side::Receiver => Side::Sender,
+        };
+        let _g = (to == Side::Sender).then(|| self.span.enter());
+        let (peer, remote) = match to {
+            Side::Sender => (&mut self.client, self.server.addr),
+            Side::Receiver => {
+                self.receiver.packets += 1;
+                (&mut self.server, self.client.addr)
+            }
+        };
+        let t = net.clock.instant(now);
+        net.scratch.clear();
+        let scratch = &mut net.scratch;
+        let event = timed(&mut net.quinn_time, || {
+            peer.endpoint
+                .handle(t, remote, None, packet.ecn, packet.data, scratch)
+        });
+        match event {
+            None => {}
+            Some(DatagramEvent::ConnectionEvent(ch, ev)) => {
+                if let Some((own, conn)) = peer.conn.as_mut() {
+                    if *own == ch {
+                        timed(&mut net.quinn_time, || conn.handle_event(ev));
+                    }
+                }
+            }
+            Some(DatagramEvent::NewConnection(incoming)) => {
+                if to == Side::Receiver && peer.conn.is_none() {
+                    net.scratch.clear();
+                    let scratch = &mut net.scratch;
+                    let r = timed(&mut net.quinn_time, || {
+                        peer.endpoint.accept(incoming, t, scratch, None)
+                    });
+                    match r {
+                        Ok(c) => peer.conn = Some(c),
+                        Err(e) => {
+                            return Err(SimError::Connect {
+                                flow: self.index,
+                                reason: e.cause.to_string(),
+                            })
+                        }
+                    }
+                } else {
+                    peer.endpoint.ignore(incoming);
+                }
+            }
+            Some(DatagramEvent::Response(tx)) => {
+                let data = std::mem::take(&mut net.scratch);
+                net.send(now, self.index, to, &data[..tx.size], tx.ecn);
+                net.scratch = data;
+            }
+        }
+        drop(_g);
+        self.drive(to, now, net)
+    }
+
+    /// A timer event of `side` fired at `now` with generation `gen`.
+    pub fn timeout(
+        &mut self,
+        side: Side,
+        gen: u64,
+        now: VTime,
+        net: &mut Net,
+    ) -> Result<(), SimError> {
+        let peer = match side {
+            Side::Sender => &mut self.client,
+            Side::Receiver => &mut self.server,
+        };
+        if peer.timer_gen != gen {
+            return Ok(());
+        }
+        peer.timer = None;
+        if let Some((_, conn)) = peer.conn.as_mut() {
+            let _g = (side == Side::Sender).then(|| self.span.enter());
+            let t = net.clock.instant(now);
+            timed(&mut net.quinn_time, || conn.handle_timeout(t));
+        }
+        self.drive(side, now, net)
+    }
+
+    /// Lets `side` react to whatever happened: endpoint events, application I/O, transmissions,
+    /// and its next timeout.
+    pub fn drive(&mut self, side: Side, now: VTime, net: &mut Net) -> Result<(), SimError> {
+        let _g = (side == Side::Sender).then(|| self.span.enter());
+        let t = net.clock.instant(now);
+        let index = self.index;
+        let peer = match side {
+            Side::Sender => &mut self.client,
+            Side::Receiver => &mut self.server,
+        };
+        let Some((ch, conn)) = peer.conn.as_mut() else {
+            return Ok(());
+        };
+        let ch = *ch;
+        let endpoint = &mut peer.endpoint;
+        let mut quinn = Duration::ZERO;
+        let mut drain = |conn: &mut Connection, quinn: &mut Duration| {
+            timed(quinn, || {
+                let mut n = 0;
+                while let Some(ev) = conn.poll_endpoint_events() {
+                    n += 1;
+                    if let Some(ev) = endpoint.handle_event(ch, ev) {
+                        conn.handle_event(ev);
+                    }
+                }
+                n
+            })
+        };
+        drain(conn, &mut quinn);
+        let result = loop {
+            // Application events.
+            while let Some(ev) = timed(&mut quinn, || conn.poll()) {
+                match ev {
+                    Event::Connected if side == Side::Sender => {
+                        self.sender.stream = timed(&mut quinn, || conn.streams().open(Dir::Uni));
+                        self.sender.writable = self.sender.stream.is_some();
+                    }
+                    Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
+                        if side == Side::Receiver =>
+                    {
+                        if self.receiver.stream.is_none() {
+                            self.receiver.stream =
+                                timed(&mut quinn, || conn.streams().accept(Dir::Uni));
+                        }
+                    }
+                    Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
+                        self.sender.writable = true;
+                    }
+                    Event::ConnectionLost { reason } => {
+                        if self.completion.is_none() {
+                            net.quinn_time += quinn;
+                            return Err(SimError::Connection {
+                                flow: index,
+                                side: format!("{side:?}").to_lowercase(),
+                                reason: reason.to_string(),
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // Application I/O.
+            let io = match side {
+                Side::Sender => write(&mut self.sender, &self.pattern, conn, &mut quinn, index),
+                Side::Receiver => read(
+                    &mut self.receiver,
+                    &self.pattern,
+                    conn,
+                    &mut quinn,
+                    index,
+                    self.bytes,
+                )
+                .map(|ended| {
+                    if ended && self.completion.is_none() {
+                        self.completion = Some(now);
+                    }
+                }),
+            };
+            if let Err(e) = io {
+                break Err(e);
+            }
+            // Transmissions.
+            loop {
+                net.scratch.clear();
+                let scratch = &mut net.scratch;
+                let Some(tx) = timed(&mut quinn, || conn.poll_transmit(t, 1, scratch)) else {
+                    break;
+                };
+                let data = std::mem::take(&mut net.scratch);
+                net.send(now, index, side, &data[..tx.size], tx.ecn);
+                net.scratch = data;
+            }
+            if drain(conn, &mut quinn) == 0 {
+                break Ok(());
+            }
+        };
+        // The next timeout.
+        let next = timed(&mut quinn, || conn.poll_timeout()).map(|i| net.clock.vtime(i).max(now));
+        net.quinn_time += quinn;
+        if next != peer.timer {
+            peer.timer = next;
+            peer.timer_gen += 1;
+            if let Some(at) = next {
+                net.queue.push(
+                    at,
+                    NetEvent::Timer {
+                        flow: index,
+                        side,
+                        gen: peer.timer_gen,
+                    },
+                );
+            }
+        }
+        result
+    }
+
+    /// Records a time-series sample at `now`; `event` samples are kept to one per millisecond.
+    pub fn sample(&mut self, now: VTime, cwnd: Option<u64>, event: bool) {
+        let Some(conn) = self.sender_conn() else {
+            return;
+        };
+        let stats = conn.stats();
+        let sample = Sample {
+            t_s: secs(now),
+            cwnd_bytes: cwnd.unwrap_or(stats.path.cwnd),
+            ssthresh_bytes: self.ssthresh,
+            rtt_s: conn.rtt().as_secs_f64(),
+            delivered_bytes: self.receiver.received,
+        };
+        let ms = now / 1_000_000;
+        if event {
+            if self.last_event_ms == Some(ms) {
+                if let Some(last) = self.samples.last_mut() {
+                    *last = sample;
+                    return;
+                }
+            }
+            self.last_event_ms = Some(ms);
+        } else {
+            self.last_event_ms = None;
+        }
+        self.samples.push(sample);
+    }
+}
+
+/// Keeps the sender's stream topped up; finishes it once a finite flow's bytes are all written.
+fn write(
+    s: &mut Sender,
+    pattern: &Pattern,
+    conn: &mut Connection,
+    quinn: &mut Duration,
+    flow: usize,
+) -> Result<(), SimError> {
+    let Some(id) = s.stream else { return Ok(()) };
+    while s.writable && !s.finished {
+        if s.pos == s.chunk.len() {
+            let left = s.total - s.written;
+            if left == 0 {
+                timed(quinn, || conn.send_stream(id).finish()).map_err(|e| {
+                    SimError::Connection {
+                        flow,
+                        side: "sender".into(),
+                        reason: e.to_string(),
+                    }
+                })?;
+                s.finished = true;
+                break;
+            }
+            let n = left.min(WRITE_CHUNK as u64) as usize;
+            s.chunk.resize(n, 0);
+            pattern.fill(s.written, &mut s.chunk);
+            s.pos = 0;
+        }
+        let data = &s.chunk[s.pos..];
+        match timed(quinn, || conn.send_stream(id).write(data)) {
+            Ok(0) | Err(WriteError::Blocked) => s.writable = false,
+            Ok(n) => {
+                s.pos += n;
+                s.written += n as u64;
+            }
+            Err(e) => {
+                return Err(SimError::Connection {
+                    flow,
+                    side: "sender".into(),
+                    reason: e.to_string(),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads and checks whatever arrived in order. Returns whether this call received the last byte of
+/// a finite flow.
+fn read(
+    r: &mut Receiver,
+    pattern: &Pattern,
+    conn: &mut Connection,
+    quinn: &mut Duration,
+    flow: usize,
+    expected: Option<u64>,
+) -> Result<bool, SimError> {
+    let Some(id) = r.stream else { return Ok(false) };
+    if r.ended {
+        return Ok(false);
+    }
+    let t0 = Instant::now();
+    let mut stream = conn.recv_stream(id);
+    let mut chunks = match stream.read(true) {
+        Ok(c) => c,
+        Err(ReadableError::ClosedStream) => return Ok(false),
+        Err(e) => {
+            return Err(SimError::Connection {
+                flow,
+                side: "receiver".into(),
+                reason: e.to_string(),
+            })
+        }
+    };
+    let mut check = Duration::ZERO;
+    let mut outcome = Ok(false);
+    loop {
+        match chunks.next(usize::MAX) {
+            Ok(Some(chunk)) => {
+                let c0 = Instant::now();
+                let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
+                check += c0.elapsed();
+                if !ok {
+                    outcome = Err(SimError::Corrupt {
+                        flow,
+                        offset: chunk.offset,
+                    });
+                    break;
+                }
+                r.received += chunk.bytes.len() as u64;
+                if expected == Some(r.received) {
+                    outcome = Ok(true);
+                }
+                if expected.is_some_and(|e| r.received > e) {
+                    outcome = Err(SimError::ByteCheck {
+                        flow,
+                        detail: format!("received {} bytes, more than sent", r.received),
+                    });
+                    break;
+                }
+            }
+            Ok(None) => {
+                r.ended = true;
+                if expected != Some(r.received) {
+                    outcome = Err(SimError::ByteCheck {
+                        flow,
+                        detail: format!(
+                            "stream ended after {} bytes, expected {:?}",
+                            r.received, expected
+                        ),
+                    });
+                }
+                break;
+            }
+            Err(ReadError::Blocked) => break,
+            Err(e) => {
+                outcome = Err(SimError::Connection {
+                    flow,
+                    side: "receiver".into(),
+                    reason: e.to_string(),
+                });
+                break;
+            }
+        }
+    }
+    let _ = chunks.finalize();
+    *quinn += t0.elapsed().saturating_sub(check);
+    outcome
+}

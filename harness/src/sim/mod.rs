@@ -1,0 +1,411 @@
+//! `sim`: a deterministic discrete-event simulator that drives real quinn-proto endpoints over
+//! simulated links (DESIGN 3.1).
+//!
+//! * Virtual time (`clock`): one event queue ordered by (virtual time, insertion order). quinn sees
+//!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
+//! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream) and a
+//!   server (the receiver), with real TLS 1.3 (`tls`), seeded so connection IDs are reproducible.
+//! * Links (`link`, `loss`, `network`): drop-tail queue, serialisation at the link rate (IPv4/UDP
+//!   headers included), propagation delay, channel loss decided as a packet leaves the link.
+//! * Ground truth (`truth`): every drop with its cause, against which the controllers' verdicts
+//!   (captured from their `tracing` events by `capture`) are scored.
+//!
+//! Pacing and ACK timing are quinn's own: the simulator only honours `poll_timeout`.
+
+mod capture;
+mod clock;
+mod controllers;
+mod flow;
+mod link;
+mod loss;
+mod network;
+mod payload;
+mod tls;
+mod truth;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
+use tracing_subscriber::layer::SubscriberExt;
+
+use crate::report::{
+    FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
+    VerdictAccuracy,
+};
+use crate::scenario::Scenario;
+use capture::{CaptureLayer, CwndEvent, Sink};
+use clock::{from_duration, secs, Clock, VTime, NANOS_PER_SEC};
+use flow::{FlowSetup, FlowState};
+use link::IP_UDP_OVERHEAD;
+use network::{Event, Net};
+use truth::{GroundTruth, Verdict};
+
+pub use truth::{Cause, DropRecord};
+
+/// How often every active flow is sampled, besides its controller's window events.
+pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(10);
+
+/// Flow-control windows never go below this.
+const MIN_WINDOW: u64 = 16 * 1024 * 1024;
+
+/// Why a simulation could not run or did not check out.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("controller: {0}")]
+    Controller(String),
+    #[error("scenario: {0}")]
+    Scenario(String),
+    #[error("TLS set-up: {0}")]
+    Tls(String),
+    #[error("flow {flow}: could not connect: {reason}")]
+    Connect { flow: usize, reason: String },
+    #[error("flow {flow}: {side} connection failed: {reason}")]
+    Connection {
+        flow: usize,
+        side: String,
+        reason: String,
+    },
+    #[error("flow {flow}: received bytes differ from the sent ones at stream offset {offset}")]
+    Corrupt { flow: usize, offset: u64 },
+    #[error("flow {flow}: byte check failed: {detail}")]
+    ByteCheck { flow: usize, detail: String },
+}
+
+/// Runs `scenario` in the simulator.
+///
+/// The summary is a pure function of the scenario (seed included); wall-clock figures go to
+/// `RunOutput::timing` only. Controller events are captured on the calling thread alone, so runs
+/// on different threads do not mix.
+pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
+    let wall = Instant::now();
+    let sink = Sink::default();
+    let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
+    let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
+        let mut sim = Sim::new(scenario, sink)?;
+        sim.run()?;
+        Ok::<_, SimError>(sim.finish(scenario))
+    })?;
+    Ok(RunOutput {
+        summary,
+        series,
+        timing: Timing {
+            wall_s: wall.elapsed().as_secs_f64(),
+            quinn_s: quinn.as_secs_f64(),
+        },
+    })
+}
+
+/// One controller loss decision, kept for scoring.
+struct LossDecision {
+    flow: usize,
+    at: VTime,
+    sent_age_us: Option<u64>,
+    verdict: Verdict,
+}
+
+struct Sim {
+    net: Net,
+    flows: Vec<FlowState>,
+    sink: Sink,
+    captured: Vec<CwndEvent>,
+    decisions: Vec<LossDecision>,
+    end: VTime,
+    now: VTime,
+}
+
+/// The transport parameters of one side of a flow whose path has this bandwidth-delay product
+/// plus queues (`pipe` bytes).
+fn transport(
+    scenario: &Scenario,
+    pipe: u64,
+    sender: Option<&str>,
+) -> Result<TransportConfig, SimError> {
+    let mut tc = TransportConfig::default();
+    let udp_mtu = scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16);
+    tc.initial_mtu(udp_mtu);
+    tc.mtu_discovery_config(None);
+    // Flow control must never be what limits a flow.
+    let window = (4 * pipe).max(MIN_WINDOW);
+    let varint = VarInt::from_u64(window).map_err(|e| SimError::Scenario(e.to_string()))?;
+    tc.stream_receive_window(varint);
+    tc.receive_window(varint);
+    tc.send_window(window);
+    // Far above any stall a scenario can cause; no keep-alives to distort the flows.
+    tc.max_idle_timeout(Some(IdleTimeout::from(VarInt::from_u32(60_000))));
+    tc.keep_alive_interval(None);
+    if let Some(id) = sender {
+        controllers::apply(id, &mut tc)?;
+        // Ask the receiver for prompt ACKs (every other packet, at most 1 ms of delay).
+        let mut ack = AckFrequencyConfig::default();
+        ack.max_ack_delay(Some(Duration::from_millis(1)));
+        tc.ack_frequency_config(Some(ack));
+    }
+    Ok(tc)
+}
+
+fn validate(scenario: &Scenario) -> Result<(), SimError> {
+    let bad = |m: String| Err(SimError::Scenario(m));
+    if (scenario.mtu as u64) < 1200 + IP_UDP_OVERHEAD {
+        return bad(format!(
+            "mtu {} is below QUIC's minimum of 1228",
+            scenario.mtu
+        ));
+    }
+    for (i, f) in scenario.flows.iter().enumerate() {
+        if let Some(&l) = f.path.iter().find(|&&l| l >= scenario.links.len()) {
+            return bad(format!(
+                "flow {i}: path names link {l}, which does not exist"
+            ));
+        }
+    }
+    let total: u64 = scenario.flows.iter().map(|f| f.count as u64).sum();
+    if total > 65_536 {
+        return bad(format!("{total} flows; at most 65536"));
+    }
+    Ok(())
+}
+
+impl Sim {
+    fn new(scenario: &Scenario, sink: Sink) -> Result<Self, SimError> {
+        validate(scenario)?;
+        let identity = tls::Identity::generate()?;
+        let server_base = identity.server_config()?;
+        let client_base = identity.client_config()?;
+        let end = from_duration(scenario.duration);
+        let mut paths = Vec::new();
+        let mut flows = Vec::new();
+        for spec in &scenario.flows {
+            let rate = spec
+                .path
+                .iter()
+                .map(|&l| scenario.links[l].rate.0)
+                .min()
+                .unwrap_or(0);
+            let delay: Duration = spec.path.iter().map(|&l| scenario.links[l].delay).sum();
+            let queues: u64 = spec
+                .path
+                .iter()
+                .map(|&l| scenario.links[l].queue as u64)
+                .sum();
+            let bdp = (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64;
+            let pipe = bdp + queues * scenario.mtu as u64;
+            let receiver = Arc::new(transport(scenario, pipe, None)?);
+            let sender = Arc::new(transport(scenario, pipe, Some(&spec.controller))?);
+            for _ in 0..spec.count {
+                let index = flows.len();
+                let mut server_config = server_base.clone();
+                server_config.transport = receiver.clone();
+                let mut client_config = client_base.clone();
+                client_config.transport_config(sender.clone());
+                flows.push(FlowState::new(FlowSetup {
+                    index,
+                    controller: spec.controller.clone(),
+                    start: from_duration(spec.start),
+                    bytes: spec.bytes.map(|b| b.0),
+                    seed: scenario.seed,
+                    client_config,
+                    server_config: Arc::new(server_config),
+                }));
+                paths.push(spec.path.clone());
+            }
+        }
+        let net = Net::new(scenario, &paths, Clock::new(Instant::now()));
+        Ok(Self {
+            net,
+            flows,
+            sink,
+            captured: Vec::new(),
+            decisions: Vec::new(),
+            end,
+            now: 0,
+        })
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        for f in &self.flows {
+            if f.start <= self.end {
+                self.net.queue.push(f.start, Event::Start(f.index));
+            }
+        }
+        self.net.queue.push(0, Event::Tick);
+        let tick = from_duration(SAMPLE_INTERVAL);
+        let mut unfinished = self.flows.iter().filter(|f| f.bytes.is_some()).count();
+        let all_finite = self.flows.iter().all(|f| f.bytes.is_some());
+        self.now = self.end;
+        while let Some(at) = self.net.queue.peek_time() {
+            if at > self.end {
+                break;
+            }
+            let Some((now, event)) = self.net.queue.pop() else {
+                break;
+            };
+            let touched = match event {
+                Event::Start(i) => {
+                    self.flows[i].start(now, &mut self.net)?;
+                    Some(i)
+                }
+                Event::Timer { flow, side, gen } => {
+                    self.flows[flow].timeout(side, gen, now, &mut self.net)?;
+                    Some(flow)
+                }
+                Event::Packet(p) => match self.net.forward(now, p) {
+                    Some(p) => {
+                        let i = p.flow as usize;
+                        self.flows[i].receive(now, p, &mut self.net)?;
+                        Some(i)
+                    }
+                    None => None,
+                },
+                Event::Tick => {
+                    for f in &mut self.flows {
+                        if f.started && !f.done() {
+                            f.sample(now, None, false);
+                        }
+                    }
+                    if now + tick <= self.end {
+                        self.net.queue.push(now + tick, Event::Tick);
+                    }
+                    None
+                }
+            };
+            self.collect(now);
+            if let Some(i) = touched {
+                let f = &mut self.flows[i];
+                if f.bytes.is_some() && f.completion == Some(now) && !f.samples.is_empty() {
+                    let last = f.samples.last().map(|s| s.t_s);
+                    if last != Some(secs(now)) {
+                        f.sample(now, None, false);
+                    }
+                    unfinished = unfinished.saturating_sub(1);
+                    if all_finite && unfinished == 0 {
+                        self.now = now;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes the controller events captured during the last call into a sender.
+    fn collect(&mut self, now: VTime) {
+        if let Ok(mut sink) = self.sink.lock() {
+            if sink.is_empty() {
+                return;
+            }
+            self.captured.append(&mut sink);
+        }
+        for e in self.captured.drain(..) {
+            let Some(f) = self.flows.get_mut(e.flow) else {
+                continue;
+            };
+            if e.ssthresh.is_some() {
+                f.ssthresh = e.ssthresh;
+            }
+            if e.loss {
+                if let Some(verdict) = e.verdict {
+                    match verdict {
+                        Verdict::Random => f.verdicts.random += 1,
+                        Verdict::Congestion => f.verdicts.congestion += 1,
+                    }
+                    self.decisions.push(LossDecision {
+                        flow: e.flow,
+                        at: now,
+                        sent_age_us: e.sent_age_us,
+                        verdict,
+                    });
+                }
+            }
+            f.sample(now, e.cwnd, true);
+        }
+    }
+
+    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, Duration) {
+        let end = self.now;
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut series = Vec::with_capacity(self.flows.len());
+        for f in &self.flows {
+            let stats = f.sender_conn().map(|c| c.stats());
+            let finish = f.completion.unwrap_or(end);
+            let span = finish.saturating_sub(f.start);
+            let goodput = if span > 0 {
+                f.delivered() as f64 * 8.0 * NANOS_PER_SEC as f64 / span as f64
+            } else {
+                0.0
+            };
+            flows.push(FlowSummary {
+                flow: f.index,
+                controller: f.controller.clone(),
+                bytes_delivered: f.delivered(),
+                packets_delivered: f.packets_delivered(),
+                goodput_bps: goodput,
+                start_s: secs(f.start),
+                completion_time_s: f.completion.map(|c| secs(c - f.start)),
+                lost_packets: stats.map_or(0, |s| s.path.lost_packets),
+                congestion_events: stats.map_or(0, |s| s.path.congestion_events),
+                verdicts: f.verdicts,
+                verified: true,
+                flow_control_limited: stats.is_some_and(|s| {
+                    s.frame_tx.data_blocked > 0 || s.frame_tx.stream_data_blocked > 0
+                }),
+            });
+            series.push(FlowSeries {
+                flow: f.index,
+                controller: f.controller.clone(),
+                samples: f.samples.clone(),
+            });
+        }
+        let mut accuracy = VerdictAccuracy::default();
+        for d in &self.decisions {
+            let Some(age) = d.sent_age_us else { continue };
+            let to = d.at.saturating_sub(age * 1000);
+            let from = d.at.saturating_sub((age + 1) * 1000 - 1).min(to);
+            let cause = self.net.truth.cause_of(d.flow, from, to);
+            GroundTruth::score(&mut accuracy, d.verdict, cause);
+        }
+        let links = scenario
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let fwd = &self.net.links[network::dir_index(i, loss::Direction::Forward)].stats;
+                LinkSummary {
+                    name: l.name.clone(),
+                    rate_bps: l.rate.0,
+                    delay_s: l.delay.as_secs_f64(),
+                    queue_packets: l.queue,
+                    loss: loss::describe(&l.loss),
+                    engine: "simulator".into(),
+                    measured: Some(MeasuredLink {
+                        rate_bps: if end > 0 {
+                            fwd.departed_bytes as f64 * 8.0 / secs(end)
+                        } else {
+                            0.0
+                        },
+                        base_rtt_s: 2.0 * l.delay.as_secs_f64(),
+                        loss_rate: if fwd.departed_packets > 0 {
+                            fwd.channel_drops as f64 / fwd.departed_packets as f64
+                        } else {
+                            0.0
+                        },
+                    }),
+                }
+            })
+            .collect();
+        let summary = Summary {
+            scenario: scenario.name.clone(),
+            link: LinkInfo {
+                kind: "sim".into(),
+                engine: "discrete-event simulator".into(),
+            },
+            duration_s: secs(end),
+            seed: scenario.seed,
+            flows,
+            links,
+            drops: Some(self.net.truth.drops()),
+            verdict_accuracy: Some(accuracy),
+        };
+        (summary, series, self.net.quinn_time)
+    }
+}

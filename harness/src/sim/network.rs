@@ -1,0 +1,173 @@
+//! The network: link directions, each flow's routes across them, the event queue, and the ground
+//! truth of drops. A datagram from a flow's sender crosses the forward direction of each link of
+//! its path in order; the receiver's datagrams cross the reverse directions in reverse order.
+
+use std::time::Duration;
+
+use bytes::BytesMut;
+use quinn_proto::EcnCodepoint;
+
+use super::clock::{Clock, EventQueue, VTime};
+use super::link::{LinkDir, Outcome};
+use super::loss::{link_rng, Direction, LossState};
+use super::truth::{Cause, DropRecord, GroundTruth, Side};
+use crate::scenario::Scenario;
+
+/// A datagram in flight.
+pub struct Packet {
+    pub flow: u32,
+    pub from: Side,
+    /// Index of the next hop on its route; the route's length means "at the destination".
+    pub hop: u16,
+    /// When quinn produced it.
+    pub sent: VTime,
+    pub ecn: Option<EcnCodepoint>,
+    pub data: BytesMut,
+}
+
+pub enum Event {
+    /// A flow's sender opens its connection.
+    Start(usize),
+    /// A connection's timer; stale if `gen` is not the connection's current generation.
+    Timer { flow: usize, side: Side, gen: u64 },
+    /// A datagram reaches hop `packet.hop` of its route (or its destination).
+    Packet(Packet),
+    /// Periodic time-series sample of every active flow.
+    Tick,
+}
+
+/// Routes of one flow, as indices into `Net::links`.
+struct Route {
+    forward: Vec<usize>,
+    reverse: Vec<usize>,
+}
+
+/// Size of the buffers datagrams are carved from; one allocation serves many datagrams.
+const POOL_CHUNK: usize = 256 * 1024;
+
+pub struct Net {
+    pub clock: Clock,
+    pub queue: EventQueue<Event>,
+    /// Link directions: `2 * link` forward, `2 * link + 1` reverse.
+    pub links: Vec<LinkDir>,
+    routes: Vec<Route>,
+    pub truth: GroundTruth,
+    pool: BytesMut,
+    /// Scratch buffer for `poll_transmit` and endpoint responses.
+    pub scratch: Vec<u8>,
+    /// Wall time spent inside quinn-proto calls.
+    pub quinn_time: Duration,
+}
+
+pub fn dir_index(link: usize, dir: Direction) -> usize {
+    2 * link
+        + match dir {
+            Direction::Forward => 0,
+            Direction::Reverse => 1,
+        }
+}
+
+impl Net {
+    /// `paths[i]` is flow `i`'s path (link indices, sender to receiver), already validated.
+    pub fn new(scenario: &Scenario, paths: &[Vec<usize>], clock: Clock) -> Self {
+        let mut links = Vec::with_capacity(2 * scenario.links.len());
+        for (i, link) in scenario.links.iter().enumerate() {
+            for (dir, model) in [
+                (Direction::Forward, &link.loss),
+                (Direction::Reverse, &link.reverse_loss),
+            ] {
+                let loss = LossState::new(model, link_rng(scenario.seed, i, dir));
+                links.push(LinkDir::new(link, loss));
+            }
+        }
+        let routes = paths
+            .iter()
+            .map(|p| Route {
+                forward: p
+                    .iter()
+                    .map(|&l| dir_index(l, Direction::Forward))
+                    .collect(),
+                reverse: p
+                    .iter()
+                    .rev()
+                    .map(|&l| dir_index(l, Direction::Reverse))
+                    .collect(),
+            })
+            .collect();
+        Self {
+            clock,
+            queue: EventQueue::default(),
+            links,
+            routes,
+            truth: GroundTruth::default(),
+            pool: BytesMut::new(),
+            scratch: Vec::with_capacity(2048),
+            quinn_time: Duration::ZERO,
+        }
+    }
+
+    /// Puts the datagram `data` that `side` of `flow` produced at `now` on the network.
+    pub fn send(
+        &mut self,
+        now: VTime,
+        flow: usize,
+        side: Side,
+        data: &[u8],
+        ecn: Option<EcnCodepoint>,
+    ) {
+        if self.pool.capacity() < data.len() {
+            self.pool.reserve(POOL_CHUNK.max(data.len()));
+        }
+        self.pool.extend_from_slice(data);
+        let data = self.pool.split_to(data.len());
+        let packet = Packet {
+            flow: flow as u32,
+            from: side,
+            hop: 0,
+            sent: now,
+            ecn,
+            data,
+        };
+        match self.forward(now, packet) {
+            // No links at all: deliver as a separate event, never from inside a send.
+            Some(p) => self.queue.push(now, Event::Packet(p)),
+            None => {}
+        }
+    }
+
+    /// The packet reached hop `packet.hop` at `now`. Returns it if it is at its destination;
+    /// otherwise offers it to the next link, which schedules its arrival or drops it.
+    pub fn forward(&mut self, now: VTime, mut packet: Packet) -> Option<Packet> {
+        let route = &self.routes[packet.flow as usize];
+        let route = match packet.from {
+            Side::Sender => &route.forward,
+            Side::Receiver => &route.reverse,
+        };
+        let Some(&dir) = route.get(packet.hop as usize) else {
+            return Some(packet);
+        };
+        let cause = match self.links[dir].offer(now, packet.data.len()) {
+            Outcome::Arrives(at) => {
+                packet.hop += 1;
+                self.queue.push(at, Event::Packet(packet));
+                return None;
+            }
+            Outcome::QueueDrop => (Cause::Queue, now),
+            Outcome::ChannelDrop(at) => (Cause::Channel, at),
+        };
+        self.truth.record(DropRecord {
+            flow: packet.flow as usize,
+            side: packet.from,
+            sent: packet.sent,
+            link: dir / 2,
+            direction: if dir % 2 == 0 {
+                Direction::Forward
+            } else {
+                Direction::Reverse
+            },
+            cause: cause.0,
+            at: cause.1,
+        });
+        None
+    }
+}
