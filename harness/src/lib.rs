@@ -1,6 +1,7 @@
 //! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
 
 pub mod cli;
+pub mod netns;
 pub mod output;
 pub mod report;
 pub mod runner;

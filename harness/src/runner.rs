@@ -49,8 +49,20 @@ impl FromStr for LinkKind {
 /// Runs `scenario` on the runner `kind` stands for.
 pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
     match kind {
-        LinkKind::Sim => Ok(crate::sim::run(scenario)?),
-        LinkKind::Netns => bail!("the netns runner is not built yet"),
+        LinkKind::Sim => {
+            if let Some(f) = scenario
+                .flows
+                .iter()
+                .find(|f| crate::netns::tcp::kernel_cc(&f.controller).is_some())
+            {
+                bail!(
+                    "{} runs only with --link netns (it is the kernel's TCP)",
+                    f.controller.trim()
+                );
+            }
+            Ok(crate::sim::run(scenario)?)
+        }
+        LinkKind::Netns => crate::netns::run(scenario),
     }
 }
 
@@ -64,5 +76,18 @@ mod tests {
         assert_eq!("netns".parse::<LinkKind>().unwrap(), LinkKind::Netns);
         assert!("tc".parse::<LinkKind>().is_err());
         assert_eq!(LinkKind::Netns.to_string(), "netns");
+    }
+
+    #[test]
+    fn kernel_tcp_ids_need_netns() {
+        let mut s = crate::scenario::Scenario::from_toml(
+            "name = \"t\"\nduration = \"1s\"\n[[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 10\n[[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n",
+            "t",
+            &[],
+        )
+        .unwrap();
+        s.set_controller("tcp-cubic");
+        let e = run(&s, LinkKind::Sim).unwrap_err().to_string();
+        assert!(e.contains("tcp-cubic runs only with --link netns"), "{e}");
     }
 }

@@ -32,6 +32,16 @@ pub enum Command {
     Sweep(SweepArgs),
     /// List the controllers (with parameters) and the scenarios in ./scenarios/.
     List,
+    /// Remove the network namespaces (and with them the links, TUN devices and qdiscs) that
+    /// killed `--link netns` runs left behind (root).
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Also remove the namespaces of runs that are still going.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]
@@ -95,7 +105,31 @@ pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run(args, runner),
         Command::Sweep(args) => sweep_cmd(args, runner),
         Command::List => list(Path::new("scenarios")),
+        Command::Clean(args) => clean(&args),
     }
+}
+
+fn clean(args: &CleanArgs) -> anyhow::Result<ExitCode> {
+    let done = crate::netns::clean(None, args.all)?;
+    if done.removed.is_empty() {
+        println!("nothing to remove");
+    } else {
+        println!("removed {} namespace(s):", done.removed.len());
+        for ns in &done.removed {
+            println!("  {ns}");
+        }
+    }
+    if !done.kept.is_empty() {
+        println!(
+            "kept {} namespace(s) of runs still going (--all removes them too): {}",
+            done.kept.len(),
+            done.kept.join(", ")
+        );
+    }
+    if !done.errors.is_empty() {
+        bail!("could not remove: {}", done.errors.join("; "));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {
@@ -119,8 +153,12 @@ fn load(path: &Path, overrides: &[Override]) -> anyhow::Result<Scenario> {
     Scenario::from_file(path, overrides).map_err(|e| anyhow!("{e}"))
 }
 
-/// Resolves a controller id through the registry, so a typo stops before anything runs.
+/// Resolves a controller id through the registry, so a typo stops before anything runs. Kernel
+/// TCP ids (`tcp-cubic`, ...) are the netns runner's to check.
 fn check_controller(id: &str) -> anyhow::Result<()> {
+    if crate::netns::tcp::kernel_cc(id).is_some() {
+        return Ok(());
+    }
     discern::registry::parse(id)
         .map(|_| ())
         .map_err(|e| anyhow!("{e}"))

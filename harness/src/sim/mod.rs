@@ -13,14 +13,14 @@
 //! Pacing and ACK timing are quinn's own: the simulator only honours `poll_timeout`.
 
 mod capture;
-mod clock;
+pub mod clock;
 mod controllers;
 mod flow;
-mod link;
-mod loss;
+pub mod link;
+pub mod loss;
 mod network;
-mod payload;
-mod tls;
+pub mod payload;
+pub mod tls;
 mod truth;
 
 use std::sync::Arc;

@@ -1,0 +1,278 @@
+//! The kernel shaping engine: `tc` argument lists for a link direction on kernels with sch_netem,
+//! the choice of engine per link, and the parsing of `tc -s qdisc` statistics.
+//!
+//! One direction of a link is shaped on the egress of the router it leaves: a `netem` root qdisc
+//! for the propagation delay and the channel loss, and a `tbf` child for the rate with a drop-tail
+//! queue of `queue` packets (its byte limit is `queue` full-size packets). Gilbert-Elliott maps to
+//! netem's `gemodel`; the burst (handover) model has no netem form, so a link that uses it runs on
+//! the user-space engine even where netem exists.
+
+use crate::scenario::{Link, LossModel};
+
+/// What shapes one link (both directions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// `tc` netem (delay, loss) with tbf (rate, queue), in the kernel.
+    Netem,
+    /// The simulator's link model run in real time between two TUN devices.
+    UserSpace,
+}
+
+impl Engine {
+    /// The name `summary.json` gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Netem => "tc netem+tbf",
+            Engine::UserSpace => "user-space link (TUN)",
+        }
+    }
+}
+
+fn has_netem_form(model: &LossModel) -> bool {
+    !matches!(model, LossModel::Burst { .. })
+}
+
+/// The engine for `link` on a kernel that does (`netem`) or does not have sch_netem.
+pub fn engine_for(link: &Link, netem: bool) -> Engine {
+    if netem && has_netem_form(&link.loss) && has_netem_form(&link.reverse_loss) {
+        Engine::Netem
+    } else {
+        Engine::UserSpace
+    }
+}
+
+fn pct(p: f64) -> String {
+    format!("{}%", p * 100.0)
+}
+
+/// netem's `loss ...` arguments for a model (empty for none).
+pub fn netem_loss(model: &LossModel) -> Result<Vec<String>, String> {
+    Ok(match *model {
+        LossModel::None => Vec::new(),
+        LossModel::Bernoulli { rate } if rate <= 0.0 => Vec::new(),
+        LossModel::Bernoulli { rate } => vec!["loss".into(), "random".into(), pct(rate)],
+        // netem's gemodel takes p, r, then the loss probabilities in the bad (1-h) and good (1-k)
+        // states, which is our model with h, k the delivery probabilities.
+        LossModel::GilbertElliott { p, r, h, k } => vec![
+            "loss".into(),
+            "gemodel".into(),
+            pct(p),
+            pct(r),
+            pct(1.0 - h),
+            pct(1.0 - k),
+        ],
+        LossModel::Burst { .. } => {
+            return Err("the burst loss model has no netem form".into());
+        }
+    })
+}
+
+/// The `tc` invocations (each an argument list after `tc`) that shape the egress of `dev` for one
+/// direction of `link` with channel loss `loss`, for packets of at most `mtu` bytes.
+pub fn netem_commands(
+    dev: &str,
+    link: &Link,
+    loss: &LossModel,
+    mtu: u16,
+) -> Result<Vec<Vec<String>>, String> {
+    let mtu = mtu as u64;
+    let rate = link.rate.0;
+    let delay_us = link.delay.as_micros() as u64;
+    // netem's own limit counts every packet in its delay line: make it far above a
+    // bandwidth-delay product, so only the tbf queue ever overflows.
+    let bdp_packets = (rate as f64 / 8.0 * link.delay.as_secs_f64() / mtu as f64).ceil() as u64;
+    let netem_limit = (4 * bdp_packets + 2 * link.queue as u64).max(1000);
+    let mut netem: Vec<String> = ["qdisc", "add", "dev", dev, "root", "handle", "1:", "netem"]
+        .map(String::from)
+        .to_vec();
+    netem.extend([
+        "limit".into(),
+        netem_limit.to_string(),
+        "delay".into(),
+        format!("{delay_us}us"),
+    ]);
+    netem.extend(netem_loss(loss)?);
+    // The bucket holds two packets, or a millisecond at the rate, whichever is more; the queue
+    // `queue` full-size packets waiting besides the one being sent.
+    let burst = (2 * mtu).max(rate / 8 / 1000);
+    let limit = (link.queue as u64 + 1) * mtu;
+    let tbf: Vec<String> = [
+        "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "tbf",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([
+        "rate".into(),
+        format!("{rate}bit"),
+        "burst".into(),
+        burst.to_string(),
+        "limit".into(),
+        limit.to_string(),
+    ])
+    .collect();
+    Ok(vec![netem, tbf])
+}
+
+/// The probe for sch_netem: add it to `dev` (then delete it with [`netem_probe_cleanup`]).
+pub fn netem_probe(dev: &str) -> Vec<String> {
+    ["qdisc", "add", "dev", dev, "root", "netem", "delay", "1ms"]
+        .map(String::from)
+        .to_vec()
+}
+
+pub fn netem_probe_cleanup(dev: &str) -> Vec<String> {
+    ["qdisc", "del", "dev", dev, "root"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// Counters of one qdisc from `tc -s qdisc show`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    pub kind: String,
+    pub sent_bytes: u64,
+    pub sent_packets: u64,
+    pub dropped: u64,
+}
+
+/// Parses `tc -s qdisc show dev X`: one entry per `qdisc KIND ...` line, with the `Sent` line
+/// that follows it.
+pub fn parse_stats(text: &str) -> Vec<QdiscStats> {
+    let mut out: Vec<QdiscStats> = Vec::new();
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["qdisc", kind, ..] => out.push(QdiscStats {
+                kind: kind.to_string(),
+                ..QdiscStats::default()
+            }),
+            ["Sent", bytes, "bytes", pkts, "pkt", rest @ ..] => {
+                if let Some(q) = out.last_mut() {
+                    q.sent_bytes = bytes.parse().unwrap_or(0);
+                    q.sent_packets = pkts.parse().unwrap_or(0);
+                    if let [_, dropped, ..] = rest {
+                        q.dropped = dropped.trim_end_matches(',').parse().unwrap_or(0);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::BitRate;
+    use std::time::Duration;
+
+    fn link(loss: LossModel) -> Link {
+        Link {
+            name: "b".into(),
+            rate: BitRate(20_000_000),
+            delay: Duration::from_millis(15),
+            queue: 40,
+            loss,
+            reverse_loss: LossModel::None,
+        }
+    }
+
+    fn joined(cmds: &[Vec<String>]) -> Vec<String> {
+        cmds.iter().map(|c| c.join(" ")).collect()
+    }
+
+    #[test]
+    fn bernoulli_link_is_netem_then_tbf() {
+        let l = link(LossModel::Bernoulli { rate: 0.02 });
+        let cmds = netem_commands("l0", &l, &l.loss, 1500).unwrap();
+        assert_eq!(
+            joined(&cmds),
+            vec![
+                "qdisc add dev l0 root handle 1: netem limit 1000 delay 15000us loss random 2%",
+                "qdisc add dev l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
+            ]
+        );
+        // The reverse direction: same rate, delay and queue, its own (here no) loss.
+        let rev = netem_commands("l0", &l, &l.reverse_loss, 1500).unwrap();
+        assert_eq!(
+            rev[0].join(" "),
+            "qdisc add dev l0 root handle 1: netem limit 1000 delay 15000us"
+        );
+    }
+
+    #[test]
+    fn gilbert_elliott_maps_to_gemodel() {
+        let m = LossModel::GilbertElliott {
+            p: 0.01,
+            r: 0.25,
+            h: 0.0,
+            k: 1.0,
+        };
+        assert_eq!(
+            netem_loss(&m).unwrap().join(" "),
+            "loss gemodel 1% 25% 100% 0%"
+        );
+        assert!(netem_loss(&LossModel::Bernoulli { rate: 0.0 })
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn fast_links_get_a_bigger_bucket_and_netem_limit() {
+        let mut l = link(LossModel::None);
+        l.rate = BitRate(1_000_000_000);
+        l.delay = Duration::from_millis(50);
+        let cmds = netem_commands("l3", &l, &l.loss, 1500).unwrap();
+        // 1 Gbit/s x 50 ms / 1500 B = 4167 packets in flight; x4 + 2 queues.
+        assert!(cmds[0].join(" ").contains("limit 16748 "));
+        assert!(cmds[1].join(" ").contains("burst 125000 "));
+    }
+
+    #[test]
+    fn burst_model_needs_user_space() {
+        let burst = LossModel::Burst {
+            every: Duration::from_millis(500),
+            drops: 4,
+            start: Duration::ZERO,
+            count: None,
+        };
+        assert_eq!(engine_for(&link(burst.clone()), true), Engine::UserSpace);
+        assert!(netem_loss(&burst).is_err());
+        let mut l = link(LossModel::None);
+        l.reverse_loss = burst;
+        assert_eq!(engine_for(&l, true), Engine::UserSpace);
+        assert_eq!(engine_for(&link(LossModel::None), true), Engine::Netem);
+        assert_eq!(engine_for(&link(LossModel::None), false), Engine::UserSpace);
+    }
+
+    #[test]
+    fn probe_commands() {
+        assert_eq!(
+            netem_probe("lo").join(" "),
+            "qdisc add dev lo root netem delay 1ms"
+        );
+        assert_eq!(netem_probe_cleanup("lo").join(" "), "qdisc del dev lo root");
+    }
+
+    #[test]
+    fn parses_tc_statistics() {
+        let text = "qdisc netem 1: root refcnt 2 limit 1000 delay 15ms loss 2%\n \
+            Sent 1530000 bytes 1020 pkt (dropped 21, overlimits 0 requeues 0)\n \
+            backlog 0b 0p requeues 0\n\
+            qdisc tbf 10: parent 1:1 rate 20Mbit burst 3000b lat 24.0ms\n \
+            Sent 1500000 bytes 1000 pkt (dropped 3, overlimits 17 requeues 0)\n";
+        let s = parse_stats(text);
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0],
+            QdiscStats {
+                kind: "netem".into(),
+                sent_bytes: 1_530_000,
+                sent_packets: 1020,
+                dropped: 21
+            }
+        );
+        assert_eq!((s[1].kind.as_str(), s[1].dropped), ("tbf", 3));
+    }
+}

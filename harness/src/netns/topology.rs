@@ -1,0 +1,213 @@
+//! Builds a [`Plan`] on the system, and owns everything it built: dropping the [`Topology`]
+//! (on success, on error, while a panic unwinds) stops the user-space links, closes their TUN
+//! devices and deletes the run's namespaces in reverse order, which takes their veths, qdiscs and
+//! sockets with them. What is already gone is skipped.
+
+use anyhow::Context;
+
+use super::names::{self, RunPrefix};
+use super::plan::{Node, Plan};
+use super::sys;
+use super::tc::{self, Engine};
+use super::tun;
+use super::userlink::{DirReport, UserLink};
+use crate::scenario::Scenario;
+
+pub struct Topology {
+    pub prefix: RunPrefix,
+    /// Whether the kernel has sch_netem.
+    pub netem: bool,
+    /// The engine of each scenario link.
+    pub engines: Vec<Engine>,
+    user_links: Vec<Option<UserLink>>,
+    /// Namespaces created so far, in order.
+    namespaces: Vec<String>,
+}
+
+impl Topology {
+    pub fn node_ns(&self, node: Node) -> String {
+        match node {
+            Node::Router(k) => self.prefix.router(k),
+            Node::Sender(i) => self.prefix.sender(i),
+            Node::Receiver(i) => self.prefix.receiver(i),
+        }
+    }
+
+    /// Creates the namespaces, links, addresses and routes of `plan`. `user_space_only` skips the
+    /// kernel engine even where the kernel has sch_netem.
+    pub fn build(
+        prefix: RunPrefix,
+        scenario: &Scenario,
+        plan: &Plan,
+        user_space_only: bool,
+    ) -> anyhow::Result<Self> {
+        let mut t = Topology {
+            prefix,
+            netem: false,
+            engines: Vec::new(),
+            user_links: Vec::new(),
+            namespaces: Vec::new(),
+        };
+        let mut nodes: Vec<Node> = (0..plan.routers).map(Node::Router).collect();
+        for f in &plan.flows {
+            nodes.push(Node::Sender(f.index));
+            nodes.push(Node::Receiver(f.index));
+        }
+        for &node in &nodes {
+            let ns = t.node_ns(node);
+            sys::ip(None, &["netns", "add", &ns])?;
+            t.namespaces.push(ns.clone());
+            let router = matches!(node, Node::Router(_));
+            sys::in_netns(&ns, || {
+                if router {
+                    sys::sysctl("net/ipv4/ip_forward", "1")?;
+                }
+                sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
+                sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
+                // No IPv6 chatter (router solicitations, MLD) on the links.
+                let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
+                let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");
+                Ok(())
+            })?;
+            sys::ip(Some(&ns), &["link", "set", "lo", "up"])?;
+        }
+        t.netem = !user_space_only && probe_netem(&t.node_ns(Node::Router(0)));
+        t.engines = scenario
+            .links
+            .iter()
+            .map(|l| tc::engine_for(l, t.netem))
+            .collect();
+        if t.engines.contains(&Engine::UserSpace) {
+            sys::check_tun()?;
+        }
+        let mtu = scenario.mtu.to_string();
+
+        for f in &plan.flows {
+            for (role, host, subnet, router) in [
+                ('s', Node::Sender(f.index), f.sender_subnet, f.sender_router),
+                (
+                    'd',
+                    Node::Receiver(f.index),
+                    f.receiver_subnet,
+                    f.receiver_router,
+                ),
+            ] {
+                let rns = t.node_ns(Node::Router(router));
+                let hns = t.node_ns(host);
+                let rif = names::access_if(role, f.index);
+                veth(&rns, &rif, &hns, names::HOST_IF, &mtu)?;
+                up(&hns, names::HOST_IF, &subnet.first().to_string())?;
+                up(&rns, &rif, &subnet.second().to_string())?;
+            }
+        }
+
+        for (l, (link, lp)) in scenario.links.iter().zip(&plan.links).enumerate() {
+            let head = t.node_ns(Node::Router(lp.head));
+            let tail = t.node_ns(Node::Router(lp.tail));
+            let dev = names::link_if(l);
+            match t.engines[l] {
+                Engine::Netem => {
+                    veth(&head, &dev, &tail, &dev, &mtu)?;
+                    for (ns, loss) in [(&head, &link.loss), (&tail, &link.reverse_loss)] {
+                        let cmds = tc::netem_commands(&dev, link, loss, scenario.mtu)
+                            .map_err(anyhow::Error::msg)?;
+                        for c in cmds {
+                            sys::tc(ns, &c)?;
+                        }
+                    }
+                    t.user_links.push(None);
+                }
+                Engine::UserSpace => {
+                    let hf = sys::in_netns(&head, || tun::open(&dev))?;
+                    let tf = sys::in_netns(&tail, || tun::open(&dev))?;
+                    sys::ip(Some(&head), &["link", "set", &dev, "mtu", &mtu])?;
+                    sys::ip(Some(&tail), &["link", "set", &dev, "mtu", &mtu])?;
+                    t.user_links
+                        .push(Some(UserLink::start(l, link, scenario.seed, hf, tf)?));
+                }
+            }
+            up(&head, &dev, &lp.subnet.first().to_string())?;
+            up(&tail, &dev, &lp.subnet.second().to_string())?;
+        }
+
+        for r in plan.routes().map_err(anyhow::Error::msg)? {
+            let ns = t.node_ns(r.node);
+            let dst = r.dst.map_or("default".to_string(), |a| format!("{a}/32"));
+            let via = r.via.to_string();
+            sys::ip(
+                Some(&ns),
+                &["route", "add", &dst, "via", &via, "dev", &r.dev],
+            )
+            .with_context(|| format!("routing in {ns}"))?;
+        }
+        Ok(t)
+    }
+
+    /// Stops the user-space links and returns what each direction saw, per link (`None` for a
+    /// kernel-shaped link).
+    pub fn finish_user_links(&mut self) -> Vec<Option<[DirReport; 2]>> {
+        self.user_links
+            .iter_mut()
+            .map(|u| u.as_mut().map(|u| u.finish()))
+            .collect()
+    }
+
+    /// `tc -s` statistics of the egress of link `l` in the router `node`.
+    pub fn qdisc_stats(&self, node: Node, l: usize) -> Vec<tc::QdiscStats> {
+        let args = ["-s", "qdisc", "show", "dev", &names::link_if(l)].map(String::from);
+        sys::tc(&self.node_ns(node), &args)
+            .map(|out| tc::parse_stats(&out))
+            .unwrap_or_default()
+    }
+
+    /// Removes everything; errors are collected, not fatal (the rest is still removed).
+    pub fn teardown(&mut self) -> Vec<String> {
+        self.user_links.clear();
+        let mut errors = Vec::new();
+        while let Some(ns) = self.namespaces.pop() {
+            if let Err(e) = sys::delete_namespace(&ns) {
+                errors.push(format!("{e:#}"));
+            }
+        }
+        errors
+    }
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        for e in self.teardown() {
+            eprintln!("warning: cleaning up: {e}");
+        }
+    }
+}
+
+/// Whether sch_netem can be added: tried on the loopback of one of the run's own namespaces.
+fn probe_netem(ns: &str) -> bool {
+    let ok = sys::tc(ns, &tc::netem_probe("lo")).is_ok();
+    if ok {
+        let _ = sys::tc(ns, &tc::netem_probe_cleanup("lo"));
+    }
+    ok
+}
+
+/// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.
+fn veth(a: &str, a_if: &str, b: &str, b_if: &str, mtu: &str) -> anyhow::Result<()> {
+    sys::ip(
+        Some(a),
+        &[
+            "link", "add", a_if, "mtu", mtu, "type", "veth", "peer", "name", b_if, "mtu", mtu,
+            "netns", b,
+        ],
+    )
+    .map(|_| ())
+}
+
+/// Gives `dev` in `ns` the address `addr`/30 and brings it up.
+fn up(ns: &str, dev: &str, addr: &str) -> anyhow::Result<()> {
+    sys::ip(
+        Some(ns),
+        &["addr", "add", &format!("{addr}/30"), "dev", dev],
+    )?;
+    sys::ip(Some(ns), &["link", "set", dev, "up"])?;
+    Ok(())
+}
