@@ -127,7 +127,7 @@ pub fn run_with(scenario: &Scenario, options: &Options) -> anyhow::Result<RunOut
 
 /// Every flow, ready to start.
 enum Ready {
-    Quic(quic::QuicFlow),
+    Quic(Box<quic::QuicFlow>),
     Tcp(tcp::TcpFlow),
 }
 
@@ -176,7 +176,7 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
             pipe,
             Some(&spec.controller),
         )?));
-        ready.push(Ready::Quic(quic::QuicFlow {
+        ready.push(Ready::Quic(Box::new(quic::QuicFlow {
             index: fp.index,
             controller: spec.controller.trim().to_string(),
             start: spec.start,
@@ -187,7 +187,7 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
             server_addr: SocketAddr::from((fp.receiver_addr(), QUIC_PORT)),
             client_config,
             server_config,
-        }));
+        })));
     }
     Ok(ready)
 }
@@ -220,7 +220,7 @@ async fn run_async(
         match r {
             Ready::Tcp(f) => tcp_threads.push(f.spawn(epoch, deadline, stop.clone())?),
             Ready::Quic(f) => {
-                quic_tasks.spawn(quic::run(f, epoch, deadline));
+                quic_tasks.spawn(quic::run(*f, epoch, deadline));
             }
         }
     }

@@ -1,0 +1,330 @@
+//! The netns runner on this machine's kernel: real transfers through shaped links, clean-up after
+//! failures, panics and signals, concurrent runs, kernel TCP peers, and agreement with the
+//! simulator. They need root (CI runs as root); without it each test says so and passes.
+//!
+//! One binary, one lock: the runs share the machine's CPUs and the namespace list.
+
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use discern_harness::netns::{self, sys, Options};
+use discern_harness::report::RunOutput;
+use discern_harness::scenario::Scenario;
+
+static LOCK: Mutex<()> = Mutex::new(());
+
+fn serial() -> Option<MutexGuard<'static, ()>> {
+    if !sys::is_root() {
+        eprintln!("skipped: the netns tests need root (run `cargo test` as root)");
+        return None;
+    }
+    Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
+fn scenario(
+    duration: &str,
+    rate: &str,
+    delay: &str,
+    loss: f64,
+    flows: &[(&str, Option<&str>)],
+) -> Scenario {
+    let mut text = format!(
+        "name = \"netns-test\"\ndescription = \"test\"\nduration = \"{duration}\"\nseed = 7\n\
+         [[link]]\nname = \"b\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = 50\n\
+         loss = {{ model = \"bernoulli\", rate = {loss} }}\n"
+    );
+    for (controller, bytes) in flows {
+        text.push_str(&format!(
+            "[[flow]]\ncontroller = \"{controller}\"\npath = [\"b\"]\n"
+        ));
+        if let Some(b) = bytes {
+            text.push_str(&format!("bytes = \"{b}\"\n"));
+        }
+    }
+    Scenario::from_toml(&text, "test", &[]).expect("test scenario parses")
+}
+
+fn ours(prefix: &str) -> Vec<String> {
+    sys::namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+fn root_links() -> Vec<String> {
+    let out = Command::new("ip")
+        .args(["-o", "link", "show"])
+        .output()
+        .unwrap();
+    let mut v: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split(':').nth(1).map(|s| s.trim().to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_capturing_prefix(s: &Scenario, mut options: Options) -> (anyhow::Result<RunOutput>, String) {
+    let prefix = Arc::new(Mutex::new(String::new()));
+    let p = prefix.clone();
+    options.on_prefix = Some(Arc::new(move |s: &str| *p.lock().unwrap() = s.to_string()));
+    let r = netns::run_with(s, &options);
+    let got = prefix.lock().unwrap().clone();
+    (r, got)
+}
+
+#[test]
+fn shaped_link_rate_rtt_and_bytes() {
+    let Some(_g) = serial() else { return };
+    let s = scenario("3s", "20Mbit", "10ms", 0.0, &[("newreno", None)]);
+    let out = netns::run(&s).expect("netns run");
+    let f = &out.summary.flows[0];
+    let link = &out.summary.links[0];
+    let m = link.measured.expect("measured link");
+    eprintln!(
+        "lossless: goodput {:.2} Mbit/s of 20, measured rate {:.2} Mbit/s, base RTT {:.2} ms, engine {}",
+        f.goodput_bps / 1e6,
+        m.rate_bps / 1e6,
+        m.base_rtt_s * 1e3,
+        link.engine
+    );
+    assert!(f.verified && f.bytes_delivered > 0);
+    assert!(
+        f.goodput_bps <= 20e6,
+        "goodput {} above the rate",
+        f.goodput_bps
+    );
+    assert!(
+        f.goodput_bps >= 0.8 * 20e6,
+        "goodput {} below 80 % of the rate",
+        f.goodput_bps
+    );
+    assert!(
+        m.rate_bps <= 20e6 * 1.01 && m.rate_bps >= 0.8 * 20e6,
+        "{m:?}"
+    );
+    assert!(
+        m.base_rtt_s >= 0.0198 && m.base_rtt_s <= 0.023,
+        "base RTT {} s, configured 0.020 s",
+        m.base_rtt_s
+    );
+    assert_eq!(m.loss_rate, 0.0);
+    assert!(!out.summary.link.engine.is_empty());
+    assert_eq!(out.summary.link.kind, "netns");
+    assert!(link.engine.contains("user-space") || link.engine.contains("netem"));
+    // cwnd from the controller's events and the periodic samples.
+    assert!(out.series[0].samples.len() > 100);
+}
+
+#[test]
+fn measured_loss_and_events_per_flow() {
+    let Some(_g) = serial() else { return };
+    // Two flows on one lossy link: NewReno (ours, emits events) and quinn's Cubic (emits none),
+    // so the events must land on flow 0 alone.
+    let p = 0.02;
+    let s = scenario(
+        "3s",
+        "20Mbit",
+        "10ms",
+        p,
+        &[("newreno", None), ("quinn-cubic", None)],
+    );
+    let out = netns::run(&s).expect("netns run");
+    let m = out.summary.links[0].measured.unwrap();
+    let drops = out.summary.drops.unwrap();
+    let crossed = (drops.channel as f64 / m.loss_rate.max(1e-9)).max(1.0);
+    let sigma = (p * (1.0 - p) / crossed).sqrt();
+    eprintln!(
+        "2 % loss: measured {:.4} over ~{crossed:.0} packets (3 sigma = {:.4}); drops {drops:?}; \
+         goodputs {:.2} and {:.2} Mbit/s",
+        m.loss_rate,
+        3.0 * sigma,
+        out.summary.flows[0].goodput_bps / 1e6,
+        out.summary.flows[1].goodput_bps / 1e6
+    );
+    assert!(
+        (m.loss_rate - p).abs() <= 3.0 * sigma,
+        "loss {} vs {p}",
+        m.loss_rate
+    );
+    for f in &out.summary.flows {
+        assert!(f.verified && f.bytes_delivered > 0, "{f:?}");
+        assert!(f.lost_packets > 0, "{f:?}");
+    }
+    let ours = &out.summary.flows[0];
+    assert!(
+        ours.verdicts.congestion + ours.verdicts.random > 0,
+        "{ours:?}"
+    );
+    let quinn = &out.summary.flows[1];
+    assert_eq!(
+        quinn.verdicts.congestion + quinn.verdicts.random,
+        0,
+        "{quinn:?}"
+    );
+}
+
+#[test]
+fn failure_and_panic_leave_nothing() {
+    let Some(_g) = serial() else { return };
+    let before = root_links();
+    let s = scenario("5s", "10Mbit", "5ms", 0.0, &[("newreno", None)]);
+    let (r, prefix) = run_capturing_prefix(
+        &s,
+        Options {
+            fail_after_topology: true,
+            ..Options::default()
+        },
+    );
+    assert!(r.unwrap_err().to_string().contains("on purpose"));
+    assert!(!prefix.is_empty());
+    assert_eq!(ours(&prefix), Vec::<String>::new());
+
+    let prefix = Arc::new(Mutex::new(String::new()));
+    let p = prefix.clone();
+    let options = Options {
+        panic_after_start: true,
+        on_prefix: Some(Arc::new(move |s: &str| *p.lock().unwrap() = s.to_string())),
+        ..Options::default()
+    };
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        netns::run_with(&s, &options)
+    }));
+    assert!(caught.is_err(), "the run should have panicked");
+    let prefix = prefix.lock().unwrap().clone();
+    assert!(!prefix.is_empty());
+    assert_eq!(ours(&prefix), Vec::<String>::new());
+    assert_eq!(root_links(), before);
+}
+
+#[test]
+fn sigint_to_a_running_binary_cleans_up() {
+    let Some(_g) = serial() else { return };
+    let before = root_links();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.toml");
+    std::fs::write(
+        &file,
+        "name = \"long\"\ndescription = \"x\"\nduration = \"30s\"\n\
+         [[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 20\n\
+         [[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n\
+         [[flow]]\ncontroller = \"tcp-reno\"\npath = [\"b\"]\n",
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_discern"))
+        .arg("run")
+        .arg(&file)
+        .args(["--link", "netns", "--out"])
+        .arg(dir.path().join("out"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let prefix = format!("dsc{:x}r", child.id());
+    // Wait for its namespaces (2 routers, 2 senders, 2 receivers), then let the flows run.
+    let t0 = Instant::now();
+    while ours(&prefix).len() < 6 && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(ours(&prefix).len(), 6, "the run never built its topology");
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t0.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the run did not stop within 10 s of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    eprintln!("child: {status}, stderr: {stderr}");
+    assert!(!status.success());
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(ours(&prefix), Vec::<String>::new());
+    assert_eq!(root_links(), before);
+}
+
+#[test]
+fn two_runs_at_once_do_not_collide() {
+    let Some(_g) = serial() else { return };
+    let s = scenario("2s", "10Mbit", "5ms", 0.0, &[("newreno", Some("1MB"))]);
+    let (a, b) = std::thread::scope(|sc| {
+        let a = sc.spawn(|| run_capturing_prefix(&s, Options::default()));
+        let b = sc.spawn(|| run_capturing_prefix(&s, Options::default()));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_ne!(a.1, b.1);
+    for (r, prefix) in [a, b] {
+        let out = r.expect("concurrent run");
+        let f = &out.summary.flows[0];
+        assert!(f.verified && f.bytes_delivered == 1_000_000, "{f:?}");
+        assert!(f.completion_time_s.is_some());
+        assert_eq!(ours(&prefix), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn kernel_tcp_peers() {
+    let Some(_g) = serial() else { return };
+    let s = scenario("4s", "20Mbit", "10ms", 0.0, &[("tcp-cubic", Some("2MB"))]);
+    let out = netns::run(&s).expect("tcp-cubic run");
+    let f = &out.summary.flows[0];
+    eprintln!("tcp-cubic: {f:?}");
+    assert!(f.verified && f.bytes_delivered == 2_000_000, "{f:?}");
+    assert!(f.completion_time_s.is_some());
+    assert!(f.goodput_bps <= 20e6);
+    assert!(out.series[0].samples.iter().any(|x| x.cwnd_bytes > 0));
+
+    let bad = scenario("1s", "20Mbit", "10ms", 0.0, &[("tcp-foo", None)]);
+    let e = netns::run(&bad).unwrap_err().to_string();
+    assert!(e.contains("tcp-foo") && e.contains("offers"), "{e}");
+}
+
+/// The same scenario on both runners: goodput within 15 %. Printed as a table.
+fn sim_vs_netns(loss: f64, duration: &str) {
+    let s = scenario(duration, "20Mbit", "10ms", loss, &[("newreno", None)]);
+    let sim = discern_harness::sim::run(&s).expect("sim run");
+    let net = netns::run(&s).expect("netns run");
+    let (a, b) = (
+        sim.summary.flows[0].goodput_bps,
+        net.summary.flows[0].goodput_bps,
+    );
+    eprintln!("loss %   sim Mbit/s   netns Mbit/s   diff");
+    eprintln!(
+        "{:<8} {:>10.2} {:>14.2} {:>+6.1} %",
+        loss * 100.0,
+        a / 1e6,
+        b / 1e6,
+        (b / a - 1.0) * 100.0
+    );
+    assert!(
+        (b - a).abs() <= 0.15 * a,
+        "loss {loss}: sim {a} vs netns {b}"
+    );
+}
+
+#[test]
+fn sim_and_netns_agree_for_newreno_lossless() {
+    let Some(_g) = serial() else { return };
+    sim_vs_netns(0.0, "3s");
+}
+
+#[test]
+fn sim_and_netns_agree_for_newreno_at_1_percent_loss() {
+    let Some(_g) = serial() else { return };
+    // Loss-limited goodput varies from run to run; six seconds hold enough loss events.
+    sim_vs_netns(0.01, "6s");
+}
