@@ -125,9 +125,12 @@ fn transport(
     let udp_mtu = scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16);
     tc.initial_mtu(udp_mtu);
     tc.mtu_discovery_config(None);
-    // Flow control must never be what limits a flow.
+    // Flow control must never be what limits a flow. The sender buffers up to `send_window`
+    // unacknowledged bytes ahead; the receive windows are twice that, so the buffering itself
+    // never runs into the peer's limit (quinn would send DATA_BLOCKED frames, which are what
+    // `flow_control_limited` reports).
     let window = (4 * pipe).max(MIN_WINDOW);
-    let varint = VarInt::from_u64(window).map_err(|e| SimError::Scenario(e.to_string()))?;
+    let varint = VarInt::from_u64(2 * window).map_err(|e| SimError::Scenario(e.to_string()))?;
     tc.stream_receive_window(varint);
     tc.receive_window(varint);
     tc.send_window(window);
