@@ -1,6 +1,10 @@
 //! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
 
+pub mod cli;
+pub mod output;
 pub mod report;
+pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod units;

@@ -1,4 +1,76 @@
 //! Scenario files (TOML): the typed model and its parser.
+//!
+//! ```text
+//! let s = Scenario::from_file(Path::new("scenarios/errors-only.toml"), &[])?;
+//! ```
+//! Every error is one line naming the file, line and column (or the `--set` override at fault),
+//! the key, what was found and what is expected.
 
+mod error;
 mod model;
+mod overrides;
+mod parse;
+mod raw;
+
+pub use error::ScenarioError;
 pub use model::*;
+pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
+pub use parse::{MAX_MTU, MIN_MTU};
+
+use std::path::Path;
+
+use raw::{At, Lines};
+
+impl Scenario {
+    /// Read, override and validate the scenario file at `path`.
+    pub fn from_file(path: &Path, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::read(path, &e))?;
+        let mut scenario = Scenario::from_toml(&text, &path.display().to_string(), overrides)?;
+        scenario.source = Some(path.to_path_buf());
+        Ok(scenario)
+    }
+
+    /// Parse, override and validate scenario text; `origin` names it in messages (a file name).
+    pub fn from_toml(
+        text: &str,
+        origin: &str,
+        overrides: &[Override],
+    ) -> Result<Scenario, ScenarioError> {
+        let lines = Lines::new(text);
+        let doc = toml_edit::ImDocument::parse(text).map_err(|e| {
+            let at = e
+                .span()
+                .map_or(At::File { line: 1, column: 1 }, |s| lines.at(s.start));
+            let message = e
+                .message()
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ");
+            error::Diag::new(at, format!("invalid TOML: {message}")).into_error(origin, overrides)
+        })?;
+        let mut root = raw::from_document(&doc, &lines);
+        if root.entries().is_some_and(|e| e.is_empty()) {
+            // An empty file is reported as such, whatever the overrides would add.
+            return Err(parse::empty(root.at).into_error(origin, overrides));
+        }
+        overrides::apply(&mut root, overrides).map_err(|d| d.into_error(origin, overrides))?;
+        parse::scenario(&root).map_err(|d| d.into_error(origin, overrides))
+    }
+
+    /// Replace every flow's controller (the CLI's `--controller ID`).
+    pub fn set_controller(&mut self, id: &str) {
+        for flow in &mut self.flows {
+            flow.controller = id.to_string();
+        }
+    }
+
+    /// Number of flows after `count` expansion.
+    pub fn flow_count(&self) -> usize {
+        self.flows.iter().map(|f| f.count as usize).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;

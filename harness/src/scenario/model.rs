@@ -41,10 +41,17 @@ pub struct Link {
 pub enum LossModel {
     None,
     /// Each packet lost independently with probability `rate`.
-    Bernoulli { rate: f64 },
+    Bernoulli {
+        rate: f64,
+    },
     /// Two-state Markov channel. `p`: P(good -> bad) per packet, `r`: P(bad -> good) per packet,
     /// `h`: P(delivery | bad), `k`: P(delivery | good). Defaults h = 0, k = 1 (the Gilbert model).
-    GilbertElliott { p: f64, r: f64, h: f64, k: f64 },
+    GilbertElliott {
+        p: f64,
+        r: f64,
+        h: f64,
+        k: f64,
+    },
     /// Handover-style outages: starting at `start`, every `every`, the next `drops` packets that
     /// cross the link are lost; `count` bursts in all (`None` = no limit).
     Burst {

@@ -1,0 +1,169 @@
+//! The one place that speaks quinn's `Controller` trait for the algorithms of this crate.
+
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quinn_proto::congestion::{Controller, ControllerMetrics};
+use quinn_proto::RttEstimator;
+
+use crate::event::{Ack, CongestionEvent, Decision, RttSample};
+use crate::rtt::RttTracker;
+use crate::trace::{Snapshot, Tracer};
+use crate::window::Window;
+
+/// A congestion-control algorithm as a pure state machine over [`crate::event`] inputs.
+pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
+    fn on_ack(&mut self, ack: &Ack);
+
+    /// Reacts to lost packets, a persistent-congestion verdict or an ECN mark.
+    fn on_congestion(&mut self, event: &CongestionEvent) -> Decision;
+
+    fn on_mss_update(&mut self, mss: u64) {
+        self.window_mut().set_mss(mss);
+    }
+
+    fn window(&self) -> &Window;
+
+    fn window_mut(&mut self) -> &mut Window;
+}
+
+/// Turns quinn's `Controller` callbacks into [`Algorithm`] inputs and logs what changes.
+///
+/// A future quinn release that changes the trait touches only this type (and
+/// [`crate::LossFilter`]).
+#[derive(Debug, Clone)]
+pub struct Adapter<A> {
+    algorithm: A,
+    rtt: RttTracker,
+    tracer: Tracer,
+    initial_window: u64,
+}
+
+impl<A: Algorithm> Adapter<A> {
+    pub fn new(controller: impl Into<Arc<str>>, algorithm: A, initial_window: u64) -> Self {
+        Self {
+            algorithm,
+            rtt: RttTracker::new(),
+            tracer: Tracer::new(controller.into()),
+            initial_window,
+        }
+    }
+
+    /// The algorithm's state, e.g. to inspect it after `into_any()` and a downcast.
+    pub fn algorithm(&self) -> &A {
+        &self.algorithm
+    }
+
+    /// The id this controller's `tracing` events carry in their `flow` field.
+    pub fn flow_id(&self) -> u64 {
+        self.tracer.flow
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let window = self.algorithm.window();
+        Snapshot {
+            cwnd: window.cwnd(),
+            ssthresh: window.ssthresh(),
+            state: window.state(),
+        }
+    }
+}
+
+impl<A: Algorithm> Controller for Adapter<A> {
+    fn on_ack(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        bytes: u64,
+        app_limited: bool,
+        rtt: &RttEstimator,
+    ) {
+        let before = self.snapshot();
+        let rtt = self.rtt.on_ack(now, sent, rtt);
+        self.algorithm.on_ack(&Ack {
+            now,
+            sent,
+            bytes,
+            app_limited,
+            rtt,
+        });
+        self.tracer.window_change(before, self.snapshot());
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        is_persistent_congestion: bool,
+        lost_bytes: u64,
+    ) {
+        let before = self.snapshot();
+        let event = congestion_event(
+            now,
+            sent,
+            is_persistent_congestion,
+            lost_bytes,
+            self.algorithm.window().mss(),
+            self.rtt.sample(),
+        );
+        let decision = self.algorithm.on_congestion(&event);
+        let after = self.snapshot();
+        self.tracer.decision(&event, &decision, after);
+        self.tracer.window_change(before, after);
+    }
+
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        let before = self.snapshot();
+        self.algorithm.on_mss_update(u64::from(new_mtu));
+        self.tracer.window_change(before, self.snapshot());
+    }
+
+    fn window(&self) -> u64 {
+        self.algorithm.window().cwnd()
+    }
+
+    fn metrics(&self) -> ControllerMetrics {
+        let mut metrics = ControllerMetrics::default();
+        metrics.congestion_window = self.window();
+        metrics.ssthresh = Some(self.algorithm.window().ssthresh());
+        metrics
+    }
+
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(self.clone())
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.initial_window
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// The [`CongestionEvent`] for one `on_congestion_event` call.
+pub(crate) fn congestion_event(
+    now: Instant,
+    sent: Instant,
+    persistent: bool,
+    lost_bytes: u64,
+    mss: u64,
+    rtt: Option<RttSample>,
+) -> CongestionEvent {
+    CongestionEvent {
+        now,
+        sent,
+        lost_bytes,
+        lost_packets: lost_bytes.div_ceil(mss.max(1)),
+        persistent,
+        // A loss before any ACK (e.g. during the handshake) has no RTT evidence yet; the age of
+        // the lost packet is the best available bound.
+        rtt: rtt
+            .unwrap_or_else(|| RttSample::flat(now.saturating_duration_since(sent).max(MIN_RTT))),
+    }
+}
+
+const MIN_RTT: Duration = Duration::from_micros(1);

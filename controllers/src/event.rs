@@ -1,0 +1,142 @@
+//! The inputs every algorithm consumes and the decision it returns.
+//!
+//! These are the project's own small types, not quinn's: quinn's `RttEstimator` cannot be built
+//! outside quinn-proto, so algorithms that took it could not be unit-tested with synthetic
+//! sequences. [`crate::Adapter`] turns quinn's callbacks into these values.
+
+use std::time::{Duration, Instant};
+
+/// RTT figures at the moment of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RttSample {
+    /// `now - sent` of the newest packet acknowledged so far by the latest ACK. It includes the
+    /// receiver's ACK delay, which quinn 0.11 does not pass to controllers.
+    pub latest: Duration,
+    /// Smoothed RTT (RFC 9002 section 5.3), as it stood before the latest ACK was folded in.
+    pub smoothed: Duration,
+    /// Minimum RTT seen on the path.
+    pub min: Duration,
+}
+
+impl RttSample {
+    /// A path whose every sample equals `rtt`: no queueing, no jitter.
+    pub fn flat(rtt: Duration) -> Self {
+        Self {
+            latest: rtt,
+            smoothed: rtt,
+            min: rtt,
+        }
+    }
+
+    /// The same averages with a different latest sample.
+    pub fn with_latest(self, latest: Duration) -> Self {
+        Self { latest, ..self }
+    }
+}
+
+/// One acknowledged packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ack {
+    pub now: Instant,
+    /// When the acknowledged packet was sent.
+    pub sent: Instant,
+    /// Size of the acknowledged packet.
+    pub bytes: u64,
+    /// The sender had no data to send before this ACK; growth would be unfounded.
+    pub app_limited: bool,
+    pub rtt: RttSample,
+}
+
+/// Packets declared lost by one ACK (quinn calls the controller once per ACK that reveals
+/// losses), or a persistent-congestion verdict, or an ECN congestion mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CongestionEvent {
+    pub now: Instant,
+    /// When the largest lost packet was sent.
+    pub sent: Instant,
+    /// Bytes lost; 0 for an ECN-CE signal, which loses nothing.
+    pub lost_bytes: u64,
+    /// Packets lost, `ceil(lost_bytes / MSS)`.
+    pub lost_packets: u64,
+    /// RFC 9002 section 7.6: every packet over a period longer than the PTO-derived threshold was
+    /// lost; the QUIC counterpart of TCP's retransmission timeout.
+    pub persistent: bool,
+    pub rtt: RttSample,
+}
+
+impl CongestionEvent {
+    /// A loss of `lost_packets` full-sized packets of `mss` bytes.
+    pub fn loss(now: Instant, sent: Instant, lost_packets: u64, mss: u64, rtt: RttSample) -> Self {
+        Self {
+            now,
+            sent,
+            lost_bytes: lost_packets.saturating_mul(mss),
+            lost_packets,
+            persistent: false,
+            rtt,
+        }
+    }
+
+    /// An explicit congestion signal rather than a loss.
+    pub fn is_ecn(&self) -> bool {
+        self.lost_bytes == 0 && !self.persistent
+    }
+}
+
+/// Where a window-based controller is in its cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    SlowStart,
+    Avoidance,
+    /// After a reduction, until a packet sent after it is acknowledged.
+    Recovery,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::SlowStart => "slow-start",
+            State::Avoidance => "avoidance",
+            State::Recovery => "recovery",
+        }
+    }
+}
+
+/// What a loss was taken to mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A channel error (bit errors, handover): retransmit, keep the window.
+    Random,
+    /// A queue overflowed somewhere: reduce the window.
+    Congestion,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Random => "random",
+            Verdict::Congestion => "congestion",
+        }
+    }
+}
+
+/// Why a verdict was reached: the figures a reader (or a scoring harness) needs to check it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evidence {
+    pub rtt: RttSample,
+    /// The RTT (or one-way-delay hint) at or above which the classifier suspects congestion.
+    pub threshold: Option<Duration>,
+    /// Packets lost so far in the window this event belongs to, this event included.
+    pub losses_in_window: u64,
+    pub reason: &'static str,
+}
+
+/// The outcome of a [`CongestionEvent`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    /// Whether the window was reduced. A congestion verdict inside an ongoing recovery period does
+    /// not reduce it again.
+    pub reduced: bool,
+    pub evidence: Evidence,
+}

@@ -1,0 +1,187 @@
+//! A loss classifier in front of any quinn controller (DESIGN 2.1). No paper offers this.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Instant;
+
+use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
+use quinn_proto::RttEstimator;
+
+use crate::adapter::congestion_event;
+use crate::classify::{Classifier, Discriminator};
+use crate::event::{Ack, Decision, State, Verdict};
+use crate::rtt::RttTracker;
+use crate::trace::{Snapshot, Tracer};
+
+/// Factory for [`LossFilter`]: `classifier` judges every loss, `inner` builds the controller that
+/// sees the ACKs and the losses judged as congestion. Id form `CLASSIFIER+INNER`, e.g.
+/// `composite+quinn-cubic`.
+pub struct LossFilterConfig<C> {
+    id: Arc<str>,
+    classifier: C,
+    inner: Arc<dyn ControllerFactory + Send + Sync>,
+}
+
+impl<C: Classifier> LossFilterConfig<C> {
+    /// `id` names the combination in `tracing` events (e.g. `"composite+quinn-cubic"`);
+    /// `classifier` is the fresh state every new connection starts from.
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        classifier: C,
+        inner: Arc<dyn ControllerFactory + Send + Sync>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            classifier,
+            inner,
+        }
+    }
+}
+
+impl<C: Classifier> ControllerFactory for LossFilterConfig<C> {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
+        Box::new(LossFilter {
+            inner: self.inner.clone().build(now, current_mtu),
+            discriminator: Discriminator::new(self.classifier.clone()),
+            rtt: RttTracker::new(),
+            tracer: Tracer::new(self.id.clone()),
+            mss: u64::from(current_mtu),
+        })
+    }
+}
+
+/// Forwards every callback to `inner` except losses classified as random: those are
+/// retransmitted by QUIC as always, but the inner controller never hears of them. Persistent
+/// congestion and ECN marks always pass.
+pub struct LossFilter<C> {
+    inner: Box<dyn Controller>,
+    discriminator: Discriminator<C>,
+    rtt: RttTracker,
+    tracer: Tracer,
+    mss: u64,
+}
+
+impl<C: Classifier> LossFilter<C> {
+    /// The controller behind the filter.
+    pub fn inner(&self) -> &dyn Controller {
+        self.inner.as_ref()
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let metrics = self.inner.metrics();
+        let ssthresh = metrics.ssthresh.unwrap_or(u64::MAX);
+        Snapshot {
+            cwnd: metrics.congestion_window,
+            ssthresh,
+            // The inner controller's phases are its own; slow start vs avoidance is what ssthresh
+            // shows when it reports one.
+            state: if metrics.congestion_window < ssthresh {
+                State::SlowStart
+            } else {
+                State::Avoidance
+            },
+        }
+    }
+}
+
+impl<C: Classifier> Controller for LossFilter<C> {
+    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
+        self.inner.on_sent(now, bytes, last_packet_number);
+    }
+
+    fn on_ack(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        bytes: u64,
+        app_limited: bool,
+        rtt: &RttEstimator,
+    ) {
+        let before = self.snapshot();
+        let sample = self.rtt.on_ack(now, sent, rtt);
+        self.discriminator.on_ack(&Ack {
+            now,
+            sent,
+            bytes,
+            app_limited,
+            rtt: sample,
+        });
+        self.inner.on_ack(now, sent, bytes, app_limited, rtt);
+        self.tracer.window_change(before, self.snapshot());
+    }
+
+    fn on_end_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        largest_packet_num_acked: Option<u64>,
+    ) {
+        let before = self.snapshot();
+        self.inner
+            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
+        self.tracer.window_change(before, self.snapshot());
+    }
+
+    fn on_congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        is_persistent_congestion: bool,
+        lost_bytes: u64,
+    ) {
+        let before = self.snapshot();
+        let event = congestion_event(
+            now,
+            sent,
+            is_persistent_congestion,
+            lost_bytes,
+            self.mss,
+            self.rtt.sample(),
+        );
+        let (verdict, evidence) = self.discriminator.judge(&event);
+        if verdict == Verdict::Congestion {
+            self.inner
+                .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
+        }
+        let after = self.snapshot();
+        let decision = Decision {
+            verdict,
+            reduced: after.cwnd < before.cwnd,
+            evidence,
+        };
+        self.tracer.decision(&event, &decision, after);
+        self.tracer.window_change(before, after);
+    }
+
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.mss = u64::from(new_mtu);
+        self.inner.on_mtu_update(new_mtu);
+    }
+
+    fn window(&self) -> u64 {
+        self.inner.window()
+    }
+
+    fn metrics(&self) -> ControllerMetrics {
+        self.inner.metrics()
+    }
+
+    fn clone_box(&self) -> Box<dyn Controller> {
+        Box::new(Self {
+            inner: self.inner.clone_box(),
+            discriminator: self.discriminator.clone(),
+            rtt: self.rtt,
+            tracer: self.tracer.clone(),
+            mss: self.mss,
+        })
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.inner.initial_window()
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}

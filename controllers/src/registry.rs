@@ -1,0 +1,530 @@
+//! One registry of controller ids (DESIGN 2.1) shared by the harness, the examples and users:
+//! `tahoe`, `modified-sack:tolerance=0.02`, `composite+quinn-cubic`, ...
+
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use quinn_proto::congestion::{BbrConfig, ControllerFactory, CubicConfig};
+use quinn_proto::TransportConfig;
+
+use crate::{
+    CompositeConfig, LossFilterConfig, ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig,
+    RenoConfig, SackFewConfig, TahoeConfig, WNewRenoConfig,
+};
+
+type Factory = Arc<dyn ControllerFactory + Send + Sync>;
+
+/// A controller id resolved to everything a quinn `TransportConfig` needs.
+#[derive(Clone)]
+pub struct ControllerSpec {
+    id: String,
+    factory: Factory,
+    packet_threshold: Option<u32>,
+}
+
+impl ControllerSpec {
+    /// The id as given (trimmed).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn factory(&self) -> Factory {
+        self.factory.clone()
+    }
+
+    /// A loss-detection packet threshold the algorithm needs (Modified Tahoe's dupthresh 2).
+    pub fn packet_threshold(&self) -> Option<u32> {
+        self.packet_threshold
+    }
+
+    /// Installs the controller, and any loss-detection setting it needs, in `transport`.
+    pub fn apply(&self, transport: &mut TransportConfig) {
+        transport.congestion_controller_factory(self.factory.clone());
+        if let Some(threshold) = self.packet_threshold {
+            transport.packet_threshold(threshold);
+        }
+    }
+}
+
+impl fmt::Debug for ControllerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ControllerSpec")
+            .field("id", &self.id)
+            .field("packet_threshold", &self.packet_threshold)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A controller the registry knows.
+#[derive(Debug, Clone, Copy)]
+pub struct ControllerInfo {
+    pub id: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamInfo],
+    /// Whether it can stand before `+` as a loss classifier for another controller.
+    pub classifier: bool,
+}
+
+/// A parameter of a controller id, `id:name=value`.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+const GRANULARITY: ParamInfo = ParamInfo {
+    name: "granularity",
+    default: "1ms",
+    help: "RTT differences below this are noise",
+};
+
+const CATALOG: &[ControllerInfo] = &[
+    ControllerInfo {
+        id: "tahoe",
+        summary: "TCP Tahoe: on loss ssthresh = cwnd/2, cwnd = 1 MSS, slow start",
+        params: &[],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "reno",
+        summary: "TCP Reno: halves on every loss event, several times in one window",
+        params: &[],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "newreno",
+        summary: "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window",
+        params: &[],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "modified-tahoe",
+        summary: "paper 001: Tahoe with dupthresh 2, restart at 3 MSS, ssthresh 3/4 cwnd",
+        params: &[
+            ParamInfo {
+                name: "restart_window",
+                default: "3",
+                help: "window after a loss, in MSS",
+            },
+            ParamInfo {
+                name: "ssthresh_factor",
+                default: "0.75",
+                help: "ssthresh as a fraction of cwnd at the loss",
+            },
+            ParamInfo {
+                name: "packet_threshold",
+                default: "2",
+                help: "duplicate-ACK (packet) threshold of loss detection",
+            },
+        ],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "modified-sack",
+        summary: "paper 000: RTT-deviation tolerance and delayed fast recovery (S_M_LOSS)",
+        params: &[
+            ParamInfo {
+                name: "tolerance",
+                default: "0.05",
+                help: "largest relative RTT deviation read as random loss",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+    },
+    ControllerInfo {
+        id: "wnewreno",
+        summary: "paper 002: NewReno keeping its window below a one-way-delay threshold",
+        params: &[
+            ParamInfo {
+                name: "margin",
+                default: "0.15",
+                help: "threshold above the minimum one-way delay, as a fraction of it",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+    },
+    ControllerInfo {
+        id: "sack-few",
+        summary: "paper 003: SACK with a fractional window increment of alpha MSS per window",
+        params: &[ParamInfo {
+            name: "alpha",
+            default: "0.01",
+            help: "window growth per window acknowledged, in MSS (0 to 1)",
+        }],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "composite",
+        summary: "paper 004: a single loss in the window with RTT <= SRTT is random",
+        params: &[GRANULARITY],
+        classifier: true,
+    },
+    ControllerInfo {
+        id: "quinn-newreno",
+        summary: "quinn's own NewReno, unchanged",
+        params: &[],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "quinn-cubic",
+        summary: "quinn's own CUBIC, unchanged",
+        params: &[],
+        classifier: false,
+    },
+    ControllerInfo {
+        id: "quinn-bbr",
+        summary: "quinn's own BBR, unchanged",
+        params: &[],
+        classifier: false,
+    },
+];
+
+/// Every controller id with its parameters. Any `classifier` entry may also stand in front of
+/// any entry as `CLASSIFIER+INNER`.
+pub fn catalog() -> &'static [ControllerInfo] {
+    CATALOG
+}
+
+/// Resolves a controller id, with optional parameters (`name:key=value,key=value`) and an
+/// optional classifier in front (`classifier[:params]+inner[:params]`).
+pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
+    let id = id.trim();
+    let (factory, packet_threshold) = match id.split_once('+') {
+        None => parse_single(id)?,
+        Some((classifier, inner)) => {
+            if inner.contains('+') {
+                return Err(ParseError::NestedFilter { id: id.to_owned() });
+            }
+            let (inner_factory, packet_threshold) = parse_single(inner)?;
+            let filter = loss_filter(id, Call::parse(classifier)?, inner_factory)?;
+            (filter, packet_threshold)
+        }
+    };
+    Ok(ControllerSpec {
+        id: id.to_owned(),
+        factory,
+        packet_threshold,
+    })
+}
+
+fn parse_single(text: &str) -> Result<(Factory, Option<u32>), ParseError> {
+    let call = Call::parse(text)?;
+    Ok(match call.info.id {
+        "tahoe" => (Arc::new(TahoeConfig::default()), None),
+        "reno" => (Arc::new(RenoConfig::default()), None),
+        "newreno" => (Arc::new(NewRenoConfig::default()), None),
+        "modified-tahoe" => {
+            let mut config = ModifiedTahoeConfig::default();
+            if let Some(packets) = call.integer("restart_window")? {
+                config.restart_window(packets);
+            }
+            if let Some(factor) = call.fraction("ssthresh_factor", false)? {
+                config.ssthresh_factor(factor);
+            }
+            let threshold = match call.integer("packet_threshold")? {
+                Some(packets) => u32::try_from(packets).map_err(|_| {
+                    call.bad_value("packet_threshold", "a whole number of packets below 2^32")
+                })?,
+                None => ModifiedTahoeConfig::DEFAULT_PACKET_THRESHOLD,
+            };
+            config.packet_threshold(threshold);
+            (Arc::new(config), Some(threshold))
+        }
+        "modified-sack" => (Arc::new(modified_sack(&call)?), None),
+        "wnewreno" => (Arc::new(wnewreno(&call)?), None),
+        "composite" => (Arc::new(composite(&call)?), None),
+        "sack-few" => {
+            let mut config = SackFewConfig::default();
+            if let Some(alpha) = call.fraction("alpha", true)? {
+                config.alpha(alpha);
+            }
+            (Arc::new(config), None)
+        }
+        "quinn-newreno" => (
+            Arc::new(quinn_proto::congestion::NewRenoConfig::default()),
+            None,
+        ),
+        "quinn-cubic" => (Arc::new(CubicConfig::default()), None),
+        "quinn-bbr" => (Arc::new(BbrConfig::default()), None),
+        other => unreachable!("catalog entry {other} has no constructor"),
+    })
+}
+
+fn modified_sack(call: &Call) -> Result<ModifiedSackConfig, ParseError> {
+    let mut config = ModifiedSackConfig::default();
+    if let Some(tolerance) = call.non_negative("tolerance")? {
+        config.tolerance(tolerance);
+    }
+    if let Some(granularity) = call.duration("granularity")? {
+        config.granularity(granularity);
+    }
+    Ok(config)
+}
+
+fn wnewreno(call: &Call) -> Result<WNewRenoConfig, ParseError> {
+    let mut config = WNewRenoConfig::default();
+    if let Some(margin) = call.non_negative("margin")? {
+        config.margin(margin);
+    }
+    if let Some(granularity) = call.duration("granularity")? {
+        config.granularity(granularity);
+    }
+    Ok(config)
+}
+
+fn composite(call: &Call) -> Result<CompositeConfig, ParseError> {
+    let mut config = CompositeConfig::default();
+    if let Some(granularity) = call.duration("granularity")? {
+        config.granularity(granularity);
+    }
+    Ok(config)
+}
+
+fn loss_filter(id: &str, call: Call, inner: Factory) -> Result<Factory, ParseError> {
+    Ok(match call.info.id {
+        "modified-sack" => Arc::new(LossFilterConfig::new(
+            id,
+            modified_sack(&call)?.classifier(),
+            inner,
+        )),
+        "wnewreno" => Arc::new(LossFilterConfig::new(
+            id,
+            wnewreno(&call)?.classifier(),
+            inner,
+        )),
+        "composite" => Arc::new(LossFilterConfig::new(
+            id,
+            composite(&call)?.classifier(),
+            inner,
+        )),
+        other => {
+            return Err(ParseError::NotAClassifier {
+                id: other.to_owned(),
+            })
+        }
+    })
+}
+
+/// One `name[:key=value,...]` with its catalog entry.
+struct Call {
+    info: &'static ControllerInfo,
+    params: Vec<(String, String)>,
+}
+
+impl Call {
+    fn parse(text: &str) -> Result<Self, ParseError> {
+        let (name, params) = match text.split_once(':') {
+            Some((name, params)) => (name.trim(), Some(params)),
+            None => (text.trim(), None),
+        };
+        if name.is_empty() {
+            return Err(ParseError::Empty);
+        }
+        let info = CATALOG.iter().find(|info| info.id == name).ok_or_else(|| {
+            ParseError::UnknownController {
+                id: name.to_owned(),
+            }
+        })?;
+        let mut call = Self {
+            info,
+            params: Vec::new(),
+        };
+        for pair in params.into_iter().flat_map(|p| p.split(',')) {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| ParseError::MissingValue {
+                    controller: info.id,
+                    param: pair.trim().to_owned(),
+                })?;
+            let key = key.trim();
+            if !info.params.iter().any(|p| p.name == key) {
+                return Err(ParseError::UnknownParameter {
+                    controller: info.id,
+                    param: key.to_owned(),
+                });
+            }
+            call.params.push((key.to_owned(), value.trim().to_owned()));
+        }
+        Ok(call)
+    }
+
+    fn raw(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn bad_value(&self, name: &str, expected: &'static str) -> ParseError {
+        ParseError::BadValue {
+            controller: self.info.id,
+            param: name.to_owned(),
+            value: self.raw(name).unwrap_or_default().to_owned(),
+            expected,
+        }
+    }
+
+    /// A value parsed by `parse`, or `None` when the id does not set `name`.
+    fn value<T>(
+        &self,
+        name: &str,
+        expected: &'static str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<Option<T>, ParseError> {
+        self.raw(name)
+            .map(|raw| parse(raw).ok_or_else(|| self.bad_value(name, expected)))
+            .transpose()
+    }
+
+    fn non_negative(&self, name: &str) -> Result<Option<f64>, ParseError> {
+        self.value(name, "a number of at least 0, such as 0.05", |raw| {
+            raw.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+        })
+    }
+
+    /// A number in [0, 1], or in (0, 1] when zero is not allowed.
+    fn fraction(&self, name: &str, zero_allowed: bool) -> Result<Option<f64>, ParseError> {
+        let expected = if zero_allowed {
+            "a number from 0 to 1, such as 0.01"
+        } else {
+            "a number above 0 and at most 1, such as 0.75"
+        };
+        self.value(name, expected, |raw| {
+            let lowest = if zero_allowed { 0.0 } else { f64::MIN_POSITIVE };
+            raw.parse::<f64>()
+                .ok()
+                .filter(|v| (lowest..=1.0).contains(v))
+        })
+    }
+
+    fn integer(&self, name: &str) -> Result<Option<u64>, ParseError> {
+        self.value(name, "a whole number of at least 1, such as 3", |raw| {
+            raw.parse::<u64>().ok().filter(|v| *v >= 1)
+        })
+    }
+
+    fn duration(&self, name: &str) -> Result<Option<Duration>, ParseError> {
+        self.value(
+            name,
+            "a duration such as 1ms, 500us or 0.01s",
+            parse_duration,
+        )
+    }
+}
+
+/// `1ms`, `500us`, `0.01s`, `250ns`.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.trim().parse().ok()?;
+    let seconds = match unit.trim() {
+        "ns" => value / 1e9,
+        "us" => value / 1e6,
+        "ms" => value / 1e3,
+        "s" => value,
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// Why a controller id could not be resolved. The messages name the problem and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    Empty,
+    UnknownController {
+        id: String,
+    },
+    UnknownParameter {
+        controller: &'static str,
+        param: String,
+    },
+    MissingValue {
+        controller: &'static str,
+        param: String,
+    },
+    BadValue {
+        controller: &'static str,
+        param: String,
+        value: String,
+        expected: &'static str,
+    },
+    NotAClassifier {
+        id: String,
+    },
+    NestedFilter {
+        id: String,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::Empty => write!(f, "empty controller id; expected one of: {}", ids()),
+            ParseError::UnknownController { id } => {
+                write!(f, "unknown controller \"{id}\"; expected one of: {}", ids())
+            }
+            ParseError::UnknownParameter { controller, param } => {
+                write!(f, "controller \"{controller}\" has no parameter \"{param}\"; ")?;
+                write_params(f, controller)
+            }
+            ParseError::MissingValue { controller, param } => write!(
+                f,
+                "controller \"{controller}\": parameter \"{param}\" needs a value, as in {controller}:{param}=VALUE"
+            ),
+            ParseError::BadValue {
+                controller,
+                param,
+                value,
+                expected,
+            } => write!(
+                f,
+                "controller \"{controller}\": bad {param} \"{value}\": expected {expected}"
+            ),
+            ParseError::NotAClassifier { id } => write!(
+                f,
+                "\"{id}\" cannot classify losses: the part before \"+\" must be one of: {}",
+                CATALOG
+                    .iter()
+                    .filter(|c| c.classifier)
+                    .map(|c| c.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ParseError::NestedFilter { id } => write!(
+                f,
+                "\"{id}\": only one classifier may stand in front of a controller, as in composite+quinn-cubic"
+            ),
+        }
+    }
+}
+
+impl Error for ParseError {}
+
+fn ids() -> String {
+    let mut ids: Vec<&str> = CATALOG.iter().map(|c| c.id).collect();
+    ids.push("CLASSIFIER+CONTROLLER");
+    ids.join(", ")
+}
+
+fn write_params(f: &mut fmt::Formatter<'_>, controller: &str) -> fmt::Result {
+    let params = CATALOG
+        .iter()
+        .find(|c| c.id == controller)
+        .map_or(&[][..], |c| c.params);
+    if params.is_empty() {
+        return write!(f, "it takes no parameters");
+    }
+    let list: Vec<String> = params
+        .iter()
+        .map(|p| format!("{} (default {})", p.name, p.default))
+        .collect();
+    write!(f, "parameters: {}", list.join(", "))
+}

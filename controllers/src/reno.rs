@@ -1,0 +1,83 @@
+use crate::algorithm::{Growth, LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
+use crate::factory::controller_factory;
+use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::Adapter;
+
+/// Fast recovery's window factor (RFC 5681).
+const HALF: f64 = 0.5;
+
+/// TCP Reno as a QUIC controller, the baseline of papers 001 (section 3.2) and 002: every loss
+/// event halves the window, with no de-duplication within a window.
+///
+/// Mapping to QUIC: quinn reports losses once per ACK that reveals them; each such report is one
+/// Reno fast retransmit/fast recovery, so several losses in one window halve the window several
+/// times, as paper 001 describes ("the cwnd closes to half of its previous size for each segment
+/// drop"). Cannot be carried over: Reno's window inflation during fast recovery and the
+/// retransmission timeout it often needs after several losses (QUIC retransmits every lost frame
+/// at once); persistent congestion is the timeout counterpart.
+pub type Reno = Adapter<LossBasedAlgorithm>;
+
+/// Factory for [`Reno`].
+#[derive(Debug, Clone)]
+pub struct RenoConfig {
+    initial_window: u64,
+}
+
+impl Default for RenoConfig {
+    fn default() -> Self {
+        Self {
+            initial_window: DEFAULT_INITIAL_WINDOW,
+        }
+    }
+}
+
+impl RenoConfig {
+    /// The pure state machine, for a path whose MSS is `mss` bytes.
+    pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
+        halving_algorithm(self.initial_window, mss, false)
+    }
+}
+
+controller_factory!(RenoConfig, "reno");
+
+/// NewReno, which with QUIC's ACK ranges is SACK TCP's response: the "original SACK" baseline of
+/// papers 000, 003 and 004, and the base of paper 002.
+///
+/// Halves once per recovery period: a loss of a packet sent before the last reduction belongs to
+/// the window already reduced for (RFC 9002 section 7.3.2). The same behaviour as quinn's own
+/// NewReno, plus this crate's `tracing` events and verdicts, so the harness scores it like the
+/// others.
+pub type NewReno = Adapter<LossBasedAlgorithm>;
+
+/// Factory for [`NewReno`].
+#[derive(Debug, Clone)]
+pub struct NewRenoConfig {
+    initial_window: u64,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        Self {
+            initial_window: DEFAULT_INITIAL_WINDOW,
+        }
+    }
+}
+
+impl NewRenoConfig {
+    /// The pure state machine, for a path whose MSS is `mss` bytes.
+    pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
+        halving_algorithm(self.initial_window, mss, true)
+    }
+}
+
+controller_factory!(NewRenoConfig, "newreno");
+
+fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
+    WindowAlgorithm::new(
+        Window::new(initial_window, mss, 2),
+        LossBased,
+        Growth::Reno,
+        Reduction::Multiplicative { beta: HALF },
+        once_per_window,
+    )
+}

@@ -1,0 +1,141 @@
+use std::sync::Arc;
+
+use quinn_proto::TransportConfig;
+
+use crate::algorithm::{Growth, LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
+use crate::factory::controller_factory;
+use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::Adapter;
+
+/// TCP Tahoe as a QUIC controller: the baseline of paper 001 (Akhtar, Barry, Al-Raweshidy,
+/// "Modified Tahoe TCP for Wireless Networks Using OPNET Simulator", section 3.3).
+///
+/// On a loss: `ssthresh = max(cwnd / 2, 2 MSS)`, `cwnd = 1 MSS`, slow start. No fast recovery.
+///
+/// Mapping to QUIC: the three duplicate ACKs are quinn's loss detection (packet threshold 3 and
+/// the 9/8 RTT time threshold); fast retransmit is QUIC's own retransmission of lost frames; a
+/// loss of a packet sent before the last restart belongs to the same window and is ignored, as
+/// ns-2's Tahoe ignores further duplicate ACKs of a window it already retransmitted
+/// ("avoid multiple fast retransmits"). Persistent congestion (QUIC's timeout) also drops to
+/// 1 MSS. Cannot be carried over: a window below quinn's usual 2-MSS minimum lets quinn send a
+/// single packet per RTT, and QUIC's ACK-only packets are not congestion-controlled, exactly
+/// as TCP ACKs are not.
+pub type Tahoe = Adapter<LossBasedAlgorithm>;
+
+/// Factory for [`Tahoe`].
+#[derive(Debug, Clone)]
+pub struct TahoeConfig {
+    initial_window: u64,
+}
+
+impl Default for TahoeConfig {
+    fn default() -> Self {
+        Self {
+            initial_window: DEFAULT_INITIAL_WINDOW,
+        }
+    }
+}
+
+impl TahoeConfig {
+    /// The pure state machine, for a path whose MSS is `mss` bytes.
+    pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
+        restart_algorithm(self.initial_window, mss, 0.5, 1)
+    }
+}
+
+controller_factory!(TahoeConfig, "tahoe");
+
+/// Modified Tahoe, paper 001 (Akhtar, Barry, Al-Raweshidy, "Modified Tahoe TCP for Wireless
+/// Networks Using OPNET Simulator"), section 5.2: Tahoe with three changes.
+///
+/// 1. Fast retransmit after 2 duplicate ACKs instead of 3: in QUIC, quinn's
+///    `TransportConfig::packet_threshold(2)`. Use [`ModifiedTahoeConfig::configure`] to set it
+///    together with the factory; a factory alone cannot change loss detection.
+/// 2. Slow start restarts from 3 MSS instead of 1 (also the window's floor, including after
+///    persistent congestion, which the paper does not discuss).
+/// 3. `ssthresh = 3/4 cwnd` instead of `1/2 cwnd`.
+///
+/// Otherwise as [`Tahoe`]. Cannot be carried over: OPNET's own TCP timers and window details;
+/// the 9/8 RTT time threshold of QUIC loss detection still applies beside the packet threshold.
+pub type ModifiedTahoe = Adapter<LossBasedAlgorithm>;
+
+/// Factory for [`ModifiedTahoe`].
+#[derive(Debug, Clone)]
+pub struct ModifiedTahoeConfig {
+    initial_window: u64,
+    restart_window: u64,
+    ssthresh_factor: f64,
+    packet_threshold: u32,
+}
+
+impl Default for ModifiedTahoeConfig {
+    fn default() -> Self {
+        Self {
+            initial_window: DEFAULT_INITIAL_WINDOW,
+            restart_window: 3,
+            ssthresh_factor: 0.75,
+            packet_threshold: Self::DEFAULT_PACKET_THRESHOLD,
+        }
+    }
+}
+
+impl ModifiedTahoeConfig {
+    /// Section 5.2: fast retransmit after 2 duplicate ACKs.
+    pub const DEFAULT_PACKET_THRESHOLD: u32 = 2;
+
+    /// Window after a loss, in MSS (paper: 3).
+    pub fn restart_window(&mut self, packets: u64) -> &mut Self {
+        self.restart_window = packets.max(1);
+        self
+    }
+
+    /// ssthresh as a fraction of the window at the loss (paper: 0.75).
+    pub fn ssthresh_factor(&mut self, factor: f64) -> &mut Self {
+        self.ssthresh_factor = factor;
+        self
+    }
+
+    /// Duplicate-ACK threshold applied by [`Self::configure`] (paper: 2).
+    pub fn packet_threshold(&mut self, packets: u32) -> &mut Self {
+        self.packet_threshold = packets;
+        self
+    }
+
+    /// Installs this controller and its packet threshold in `transport`: the one call a quinn
+    /// user needs for Modified Tahoe.
+    pub fn configure(&self, transport: &mut TransportConfig) {
+        transport
+            .congestion_controller_factory(Arc::new(self.clone()))
+            .packet_threshold(self.packet_threshold);
+    }
+
+    /// The pure state machine, for a path whose MSS is `mss` bytes.
+    pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
+        restart_algorithm(
+            self.initial_window,
+            mss,
+            self.ssthresh_factor,
+            self.restart_window,
+        )
+    }
+}
+
+controller_factory!(ModifiedTahoeConfig, "modified-tahoe");
+
+fn restart_algorithm(
+    initial_window: u64,
+    mss: u64,
+    ssthresh_factor: f64,
+    restart_packets: u64,
+) -> LossBasedAlgorithm {
+    WindowAlgorithm::new(
+        Window::new(initial_window, mss, restart_packets),
+        LossBased,
+        Growth::Reno,
+        Reduction::Restart {
+            ssthresh_factor,
+            restart_packets,
+        },
+        true,
+    )
+}

@@ -1,0 +1,104 @@
+//! `tracing` events (DESIGN 2.4), target `discern::cwnd`, with fields a program can read:
+//!
+//! | field | on | meaning |
+//! |---|---|---|
+//! | `flow` | all | process-unique id of the controller instance (one per connection path) |
+//! | `controller` | all | the controller's id, e.g. `composite`, `composite+quinn-cubic` |
+//! | `event` | all | `window` (the window or state changed) or `loss` (a loss decision) |
+//! | `cwnd`, `ssthresh` | all | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
+//! | `state` | all | `slow-start`, `avoidance` or `recovery` |
+//! | `verdict` | loss | `random` or `congestion` |
+//! | `reduced` | loss | whether the window was reduced |
+//! | `lost_packets`, `lost_bytes` | loss | this event's losses |
+//! | `losses_in_window` | loss | packets lost so far in this event's window |
+//! | `sent_age_us` | loss | `now - sent` of the largest lost packet |
+//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence |
+//! | `threshold_us` | loss | the classifier's threshold, when it has one |
+//! | `reason` | loss | the rule that decided |
+//!
+//! Window events are `DEBUG`, loss decisions `INFO`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tracing::Level;
+
+use crate::event::{CongestionEvent, Decision, State};
+
+pub const TARGET: &str = "discern::cwnd";
+
+/// A process-unique id for a new controller instance.
+pub(crate) fn next_flow_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What the logs say about a controller at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub state: State,
+}
+
+/// Names a controller instance in its events.
+#[derive(Debug, Clone)]
+pub(crate) struct Tracer {
+    pub flow: u64,
+    pub controller: Arc<str>,
+}
+
+impl Tracer {
+    pub fn new(controller: Arc<str>) -> Self {
+        Self {
+            flow: next_flow_id(),
+            controller,
+        }
+    }
+
+    /// Emits a `window` event if anything the logs show changed.
+    pub fn window_change(&self, before: Snapshot, after: Snapshot) {
+        if before != after {
+            tracing::event!(
+                target: TARGET,
+                Level::DEBUG,
+                flow = self.flow,
+                controller = &*self.controller,
+                event = "window",
+                cwnd = after.cwnd,
+                ssthresh = after.ssthresh,
+                state = after.state.as_str(),
+            );
+        }
+    }
+
+    pub fn decision(&self, event: &CongestionEvent, decision: &Decision, after: Snapshot) {
+        let evidence = &decision.evidence;
+        tracing::event!(
+            target: TARGET,
+            Level::INFO,
+            flow = self.flow,
+            controller = &*self.controller,
+            event = "loss",
+            cwnd = after.cwnd,
+            ssthresh = after.ssthresh,
+            state = after.state.as_str(),
+            verdict = decision.verdict.as_str(),
+            reduced = decision.reduced,
+            lost_packets = event.lost_packets,
+            lost_bytes = event.lost_bytes,
+            losses_in_window = evidence.losses_in_window,
+            sent_age_us = micros(event.now.saturating_duration_since(event.sent)),
+            rtt_us = micros(evidence.rtt.latest),
+            srtt_us = micros(evidence.rtt.smoothed),
+            min_rtt_us = micros(evidence.rtt.min),
+            threshold_us = evidence.threshold.map(micros),
+            reason = evidence.reason,
+        );
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,161 @@
+//! The congestion window shared by every algorithm here: slow start, congestion avoidance,
+//! recovery periods, and the reductions the papers apply to them.
+//!
+//! Sizes are bytes; one MSS is the path's current maximum QUIC datagram size.
+
+use std::time::Instant;
+
+use crate::event::{Ack, State};
+
+/// Initial window of RFC 9002 section 7.2 for quinn's 1200-byte base datagram:
+/// `min(10 * 1200, max(2 * 1200, 14720))`.
+pub const DEFAULT_INITIAL_WINDOW: u64 = 12_000;
+
+/// A window in bytes with its slow-start threshold and recovery bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    cwnd: u64,
+    ssthresh: u64,
+    mss: u64,
+    /// The window never falls below this many MSS.
+    floor_packets: u64,
+    /// When the last reduction happened; losses of packets sent before it belong to the same
+    /// congestion episode and ACKs of them do not grow the window.
+    reduced_at: Option<Instant>,
+    in_recovery: bool,
+    /// Bytes acknowledged towards the next one-MSS step of congestion avoidance (RFC 3465).
+    avoidance_credit: u64,
+}
+
+impl Window {
+    pub fn new(initial_window: u64, mss: u64, floor_packets: u64) -> Self {
+        let mss = mss.max(1);
+        let floor_packets = floor_packets.max(1);
+        Self {
+            cwnd: initial_window.max(floor_packets.saturating_mul(mss)),
+            ssthresh: u64::MAX,
+            mss,
+            floor_packets,
+            reduced_at: None,
+            in_recovery: false,
+            avoidance_credit: 0,
+        }
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    pub fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    /// The smallest window this algorithm allows.
+    pub fn min_window(&self) -> u64 {
+        self.floor_packets.saturating_mul(self.mss)
+    }
+
+    pub fn state(&self) -> State {
+        if self.in_recovery {
+            State::Recovery
+        } else if self.cwnd < self.ssthresh {
+            State::SlowStart
+        } else {
+            State::Avoidance
+        }
+    }
+
+    /// Whether `ack` may grow the window: it must not be application-limited and must be for a
+    /// packet sent after the last reduction. Such an ACK also ends the recovery period.
+    pub fn admits_growth(&mut self, ack: &Ack) -> bool {
+        if self.reduced_at.is_some_and(|at| ack.sent <= at) {
+            return false;
+        }
+        self.in_recovery = false;
+        !ack.app_limited
+    }
+
+    /// Reno growth: one MSS per MSS acknowledged below ssthresh, one MSS per window above it.
+    pub fn grow_reno(&mut self, acked: u64) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd = self.cwnd.saturating_add(acked);
+            if self.cwnd >= self.ssthresh {
+                // The overshoot already counts towards avoidance.
+                self.avoidance_credit = self.cwnd - self.ssthresh;
+            }
+        } else {
+            self.avoidance_credit = self.avoidance_credit.saturating_add(acked);
+            if self.avoidance_credit >= self.cwnd {
+                self.avoidance_credit -= self.cwnd;
+                self.cwnd = self.cwnd.saturating_add(self.mss);
+            }
+        }
+    }
+
+    /// Adds `bytes` to the window as it stands.
+    pub fn add(&mut self, bytes: u64) {
+        self.cwnd = self.cwnd.saturating_add(bytes);
+    }
+
+    /// Lowers the window to ssthresh if it is above it.
+    pub fn cap_at_ssthresh(&mut self) {
+        self.cwnd = self.cwnd.min(self.ssthresh).max(self.min_window());
+    }
+
+    /// True if a loss of a packet sent at `sent` starts a new congestion episode, i.e. the packet
+    /// went out after the last reduction.
+    pub fn is_new_episode(&self, sent: Instant) -> bool {
+        self.reduced_at.is_none_or(|at| sent > at)
+    }
+
+    /// Fast recovery: `cwnd = max(cwnd * beta, floor)`, `ssthresh = cwnd`.
+    pub fn reduce(&mut self, now: Instant, beta: f64) {
+        self.cwnd = scale(self.cwnd, beta).max(self.min_window());
+        self.ssthresh = self.cwnd;
+        self.enter_recovery(now);
+    }
+
+    /// Tahoe's response: `ssthresh = max(cwnd * ssthresh_factor, 2 MSS)`, then slow start from
+    /// `restart_packets` MSS.
+    pub fn restart(&mut self, now: Instant, ssthresh_factor: f64, restart_packets: u64) {
+        self.ssthresh = self.reduced_ssthresh(ssthresh_factor);
+        self.cwnd = restart_packets
+            .saturating_mul(self.mss)
+            .max(self.min_window());
+        self.enter_recovery(now);
+    }
+
+    /// Persistent congestion (TCP's retransmission timeout): ssthresh as for a loss, the window
+    /// to its floor, slow start.
+    pub fn collapse(&mut self, now: Instant, ssthresh_factor: f64) {
+        self.ssthresh = self.reduced_ssthresh(ssthresh_factor);
+        self.cwnd = self.min_window();
+        self.enter_recovery(now);
+    }
+
+    /// A new path MTU: the window keeps its bytes but never falls below the new floor.
+    pub fn set_mss(&mut self, mss: u64) {
+        self.mss = mss.max(1);
+        self.cwnd = self.cwnd.max(self.min_window());
+    }
+
+    fn reduced_ssthresh(&self, factor: f64) -> u64 {
+        scale(self.cwnd, factor).max(self.mss.saturating_mul(2))
+    }
+
+    fn enter_recovery(&mut self, now: Instant) {
+        // Events may arrive out of order in time; never move the episode boundary backwards.
+        self.reduced_at = Some(self.reduced_at.map_or(now, |at| at.max(now)));
+        self.in_recovery = true;
+        self.avoidance_credit = 0;
+    }
+}
+
+/// `bytes * factor`, saturating, for factors in [0, 1].
+fn scale(bytes: u64, factor: f64) -> u64 {
+    (bytes as f64 * factor.clamp(0.0, 1.0)) as u64
+}

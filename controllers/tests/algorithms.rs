@@ -1,0 +1,367 @@
+//! The behaviours that distinguish the algorithms, on synthetic ACK and loss sequences.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Path, MSS, RTT};
+use discern::event::{State, Verdict};
+use discern::{
+    Algorithm, CompositeConfig, ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, RenoConfig,
+    SackFewConfig, TahoeConfig, WNewRenoConfig, DEFAULT_INITIAL_WINDOW,
+};
+
+/// A path past slow start (one early loss set ssthresh) with a window of tens of packets.
+fn settled<A: Algorithm>(algorithm: A) -> Path<A> {
+    let mut path = Path::new(algorithm);
+    path.rounds(3);
+    path.persistent_congestion();
+    path.rounds(12);
+    path
+}
+
+fn keeps_window_on_isolated_loss<A: Algorithm>(algorithm: A) -> bool {
+    let mut path = settled(algorithm);
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    assert_eq!(decision.evidence.losses_in_window, 1);
+    path.cwnd() == before && !decision.reduced
+}
+
+#[test]
+fn isolated_loss_with_flat_rtt_keeps_the_window_of_discriminating_controllers() {
+    assert!(keeps_window_on_isolated_loss(
+        ModifiedSackConfig::default().algorithm(MSS)
+    ));
+    assert!(keeps_window_on_isolated_loss(
+        WNewRenoConfig::default().algorithm(MSS)
+    ));
+    assert!(keeps_window_on_isolated_loss(
+        CompositeConfig::default().algorithm(MSS)
+    ));
+}
+
+#[test]
+fn isolated_loss_cuts_the_window_of_loss_based_controllers() {
+    assert!(!keeps_window_on_isolated_loss(
+        TahoeConfig::default().algorithm(MSS)
+    ));
+    assert!(!keeps_window_on_isolated_loss(
+        RenoConfig::default().algorithm(MSS)
+    ));
+    assert!(!keeps_window_on_isolated_loss(
+        NewRenoConfig::default().algorithm(MSS)
+    ));
+    assert!(!keeps_window_on_isolated_loss(
+        SackFewConfig::default().algorithm(MSS)
+    ));
+}
+
+#[test]
+fn composite_cuts_on_a_second_loss_in_the_same_window() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    assert_eq!(path.lose(1).verdict, Verdict::Random);
+    let second = path.lose(1);
+    assert_eq!(second.verdict, Verdict::Congestion);
+    assert_eq!(second.evidence.losses_in_window, 2);
+    assert!(second.reduced);
+    assert_eq!(path.cwnd(), before / 2);
+    assert_eq!(path.window().state(), State::Recovery);
+}
+
+#[test]
+fn composite_reads_a_burst_in_one_event_as_congestion() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    assert_eq!(path.lose(3).verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn losses_in_different_windows_are_each_isolated() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    for _ in 0..5 {
+        assert_eq!(path.lose(1).verdict, Verdict::Random);
+        // A round later the next loss is of a packet sent after the previous detection.
+        path.round();
+    }
+    assert!(path.cwnd() >= before);
+}
+
+#[test]
+fn modified_sack_delays_fast_recovery_above_tolerance_and_runs_it_on_a_second_loss() {
+    let mut path = settled(ModifiedSackConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    // 20 % above the average: beyond the 5 % tolerance.
+    let high = RTT.mul_f64(1.2);
+    let first = path.lose_with_rtt(1, high);
+    assert_eq!(first.verdict, Verdict::Random, "{first:?}");
+    assert!(first.evidence.reason.contains("S_M_LOSS"));
+    assert_eq!(path.cwnd(), before);
+    let second = path.lose_with_rtt(1, high);
+    assert_eq!(second.verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn modified_sack_within_tolerance_keeps_the_window_whatever_the_count() {
+    let mut path = settled(ModifiedSackConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let within = RTT.mul_f64(1.04);
+    for _ in 0..4 {
+        assert_eq!(path.lose_with_rtt(1, within).verdict, Verdict::Random);
+    }
+    assert_eq!(path.lose_with_rtt(3, within).verdict, Verdict::Random);
+    assert_eq!(path.cwnd(), before);
+}
+
+#[test]
+fn modified_sack_tolerance_is_the_boundary() {
+    for tolerance in [0.0, 0.02, 0.05, 0.10, 0.20] {
+        let mut config = ModifiedSackConfig::default();
+        config.tolerance(tolerance);
+        let mut path = settled(config.algorithm(MSS));
+        // Just above the tolerance (and above the 1 ms granularity): a burst is congestion.
+        let above = RTT.mul_f64(1.0 + tolerance) + Duration::from_millis(2);
+        assert_eq!(
+            path.lose_with_rtt(2, above).verdict,
+            Verdict::Congestion,
+            "tolerance {tolerance}"
+        );
+        path.rounds(3);
+        let within = RTT.mul_f64(1.0 + tolerance * 0.9);
+        assert_eq!(
+            path.lose_with_rtt(2, within).verdict,
+            Verdict::Random,
+            "tolerance {tolerance}"
+        );
+    }
+}
+
+#[test]
+fn composite_cuts_when_rtt_exceeds_srtt() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let decision = path.lose_with_rtt(1, RTT + Duration::from_millis(5));
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(decision.evidence.reason, "rtt above srtt");
+    assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn composite_ignores_jitter_below_granularity() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let decision = path.lose_with_rtt(1, RTT + Duration::from_micros(300));
+    assert_eq!(decision.verdict, Verdict::Random);
+}
+
+#[test]
+fn wnewreno_cuts_when_the_one_way_delay_exceeds_its_threshold() {
+    let mut path = settled(WNewRenoConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    // min OWD 50 ms, threshold 57.5 ms: 5 ms of queueing is below it, 10 ms above.
+    assert_eq!(
+        path.lose_with_rtt(1, RTT + Duration::from_millis(5))
+            .verdict,
+        Verdict::Random
+    );
+    assert_eq!(path.cwnd(), before);
+    path.rounds(2);
+    let decision = path.lose_with_rtt(1, RTT + Duration::from_millis(10));
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(
+        decision.evidence.threshold,
+        Some(Duration::from_micros(57_500))
+    );
+    assert!(path.cwnd() < before);
+}
+
+#[test]
+fn wnewreno_margin_moves_the_threshold() {
+    let mut config = WNewRenoConfig::default();
+    config.margin(0.05);
+    let mut path = settled(config.algorithm(MSS));
+    // 5 ms of queueing exceeds a 2.5 ms margin.
+    assert_eq!(
+        path.lose_with_rtt(1, RTT + Duration::from_millis(5))
+            .verdict,
+        Verdict::Congestion
+    );
+}
+
+fn floor_after_persistent_congestion<A: Algorithm>(algorithm: A) -> u64 {
+    let mut path = settled(algorithm);
+    let decision = path.persistent_congestion();
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert!(decision.reduced);
+    assert_eq!(path.window().state(), State::Recovery);
+    path.cwnd()
+}
+
+#[test]
+fn persistent_congestion_drops_every_controller_to_its_minimum_window() {
+    assert_eq!(
+        floor_after_persistent_congestion(TahoeConfig::default().algorithm(MSS)),
+        MSS
+    );
+    assert_eq!(
+        floor_after_persistent_congestion(ModifiedTahoeConfig::default().algorithm(MSS)),
+        3 * MSS
+    );
+    for floor in [
+        floor_after_persistent_congestion(RenoConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(NewRenoConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(SackFewConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(ModifiedSackConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(WNewRenoConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(CompositeConfig::default().algorithm(MSS)),
+    ] {
+        assert_eq!(floor, 2 * MSS);
+    }
+}
+
+#[test]
+fn tahoe_restarts_at_one_mss_with_half_the_window_as_ssthresh() {
+    let mut path = settled(TahoeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    assert!(path.lose(1).reduced);
+    assert_eq!(path.cwnd(), MSS);
+    assert_eq!(path.window().ssthresh(), before / 2);
+}
+
+#[test]
+fn modified_tahoe_restarts_at_three_mss_with_three_quarters_as_ssthresh() {
+    let mut path = settled(ModifiedTahoeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    assert!(path.lose(1).reduced);
+    assert_eq!(path.cwnd(), 3 * MSS);
+    assert_eq!(path.window().ssthresh(), before * 3 / 4);
+}
+
+#[test]
+fn modified_tahoe_recovers_its_window_sooner_than_tahoe() {
+    fn rounds_to_recover<A: Algorithm>(algorithm: A) -> usize {
+        let mut path = settled(algorithm);
+        let before = path.cwnd();
+        path.lose(1);
+        (1..=200)
+            .find(|_| {
+                path.round();
+                path.cwnd() >= before
+            })
+            .expect("recovers within 200 rounds")
+    }
+    let tahoe = rounds_to_recover(TahoeConfig::default().algorithm(MSS));
+    let modified = rounds_to_recover(ModifiedTahoeConfig::default().algorithm(MSS));
+    assert!(modified < tahoe, "modified {modified} vs tahoe {tahoe}");
+}
+
+#[test]
+fn tahoe_ignores_further_losses_of_the_window_it_restarted_for() {
+    let mut path = settled(TahoeConfig::default().algorithm(MSS));
+    path.lose(1);
+    let ssthresh = path.window().ssthresh();
+    assert!(!path.lose(1).reduced);
+    assert_eq!(path.cwnd(), MSS);
+    assert_eq!(path.window().ssthresh(), ssthresh);
+}
+
+#[test]
+fn reno_halves_twice_for_two_losses_in_one_window_where_newreno_halves_once() {
+    let mut reno = settled(RenoConfig::default().algorithm(MSS));
+    let mut newreno = settled(NewRenoConfig::default().algorithm(MSS));
+    let before = reno.cwnd();
+    assert_eq!(newreno.cwnd(), before);
+    for path in [&mut reno, &mut newreno] {
+        path.lose(1);
+        path.lose(1);
+    }
+    assert_eq!(reno.cwnd(), before / 4);
+    assert_eq!(newreno.cwnd(), before / 2);
+}
+
+#[test]
+fn sack_few_grows_about_alpha_mss_per_rtt_without_an_exponential_phase() {
+    for alpha in [0.01, 0.1, 1.0] {
+        let mut config = SackFewConfig::default();
+        config.alpha(alpha);
+        let mut path = Path::new(config.algorithm(MSS));
+        assert_eq!(path.window().state(), State::SlowStart);
+        let start = path.cwnd_packets();
+        let rounds = 50;
+        path.rounds(rounds);
+        let grown = path.cwnd_packets() - start;
+        let expected = alpha * rounds as f64;
+        // One increment of alpha per window, give or take rounding of whole packets per round.
+        assert!(
+            (grown - expected).abs() <= expected * 0.15 + 0.01,
+            "alpha {alpha}: grew {grown} packets in {rounds} RTTs, expected about {expected}"
+        );
+    }
+}
+
+#[test]
+fn newreno_doubles_per_rtt_in_slow_start_and_adds_one_mss_in_avoidance() {
+    let mut path = Path::new(NewRenoConfig::default().algorithm(MSS));
+    assert_eq!(path.cwnd(), DEFAULT_INITIAL_WINDOW);
+    path.round();
+    assert_eq!(path.cwnd(), 2 * DEFAULT_INITIAL_WINDOW);
+    path.lose(1);
+    path.round(); // ends recovery: the packets of this round were sent after the reduction
+    let avoidance = path.cwnd();
+    path.rounds(5);
+    assert_eq!(path.cwnd(), avoidance + 5 * MSS);
+    assert_eq!(path.window().state(), State::Avoidance);
+}
+
+#[test]
+fn acks_of_packets_sent_before_a_reduction_do_not_grow_the_window() {
+    let mut path = settled(NewRenoConfig::default().algorithm(MSS));
+    // Packets of the current window are in flight; then a loss reduces.
+    let sent_before = path.at(path.clock);
+    path.lose(1);
+    let reduced = path.cwnd();
+    let now = path.at(path.clock + RTT);
+    for _ in 0..50 {
+        path.algorithm.on_ack(&discern::event::Ack {
+            now,
+            sent: sent_before,
+            bytes: MSS,
+            app_limited: false,
+            rtt: path.rtt,
+        });
+    }
+    assert_eq!(path.cwnd(), reduced);
+    assert_eq!(path.window().state(), State::Recovery);
+}
+
+#[test]
+fn app_limited_acks_do_not_grow_the_window() {
+    let mut path = Path::new(NewRenoConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let sent = path.at(path.clock);
+    let now = path.at(path.clock + RTT);
+    path.algorithm.on_ack(&discern::event::Ack {
+        now,
+        sent,
+        bytes: MSS,
+        app_limited: true,
+        rtt: path.rtt,
+    });
+    assert_eq!(path.cwnd(), before);
+}
+
+#[test]
+fn ecn_marks_are_congestion_for_every_classifier() {
+    let mut path = settled(CompositeConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let now = path.at(path.clock);
+    let mut event = discern::event::CongestionEvent::loss(now, now, 0, MSS, path.rtt);
+    event.lost_bytes = 0;
+    let decision = path.algorithm.on_congestion(&event);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(decision.evidence.reason, "ECN congestion mark");
+    assert_eq!(path.cwnd(), before / 2);
+}

@@ -1,0 +1,116 @@
+//! Controller ids resolve to working factories, and bad ids say what is wrong and how to fix it.
+
+use std::time::Instant;
+
+use discern::registry::{self, ParseError};
+use quinn_proto::TransportConfig;
+
+#[test]
+fn every_catalog_id_resolves_and_builds_a_controller() {
+    for info in registry::catalog() {
+        let spec = registry::parse(info.id).unwrap_or_else(|e| panic!("{}: {e}", info.id));
+        assert_eq!(spec.id(), info.id);
+        let controller = spec.factory().build(Instant::now(), 1200);
+        assert!(controller.window() >= 2 * 1200, "{}", info.id);
+        for param in info.params {
+            let with_default = format!("{}:{}={}", info.id, param.name, param.default);
+            registry::parse(&with_default).unwrap_or_else(|e| panic!("{with_default}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn every_classifier_can_front_every_controller() {
+    let classifiers = registry::catalog().iter().filter(|c| c.classifier);
+    for classifier in classifiers {
+        for inner in registry::catalog() {
+            let id = format!("{}+{}", classifier.id, inner.id);
+            let spec = registry::parse(&id).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(spec.id(), id);
+        }
+    }
+}
+
+#[test]
+fn modified_tahoe_carries_its_packet_threshold_into_the_transport_config() {
+    assert_eq!(
+        registry::parse("modified-tahoe")
+            .unwrap()
+            .packet_threshold(),
+        Some(2)
+    );
+    assert_eq!(
+        registry::parse("modified-tahoe:packet_threshold=4")
+            .unwrap()
+            .packet_threshold(),
+        Some(4)
+    );
+    assert_eq!(registry::parse("tahoe").unwrap().packet_threshold(), None);
+    // The threshold survives a classifier in front.
+    assert_eq!(
+        registry::parse("composite+modified-tahoe")
+            .unwrap()
+            .packet_threshold(),
+        Some(2)
+    );
+    let mut transport = TransportConfig::default();
+    registry::parse("modified-tahoe")
+        .unwrap()
+        .apply(&mut transport);
+    assert!(format!("{transport:?}").contains("packet_threshold: 2"));
+}
+
+#[test]
+fn parameters_reach_the_algorithm() {
+    let spec = registry::parse("modified-sack:tolerance=0.2,granularity=5ms").unwrap();
+    let controller = spec.factory().build(Instant::now(), 1200);
+    let controller = controller
+        .into_any()
+        .downcast::<discern::ModifiedSack>()
+        .expect("a ModifiedSack");
+    let classifier = controller.algorithm().classifier();
+    assert_eq!(
+        classifier,
+        &discern::classify::RttTolerance::new(0.2, std::time::Duration::from_millis(5))
+    );
+}
+
+fn error(id: &str) -> String {
+    match registry::parse(id) {
+        Ok(spec) => panic!("{id} parsed as {spec:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_ids_name_the_problem_and_the_fix() {
+    let unknown = error("cubic");
+    assert!(
+        unknown.contains("unknown controller \"cubic\""),
+        "{unknown}"
+    );
+    assert!(unknown.contains("quinn-cubic"), "{unknown}");
+
+    let param = error("modified-sack:tol=0.1");
+    assert!(param.contains("has no parameter \"tol\""), "{param}");
+    assert!(param.contains("tolerance (default 0.05)"), "{param}");
+
+    assert!(error("tahoe:alpha=1").contains("takes no parameters"));
+    assert!(error("wnewreno:margin").contains("wnewreno:margin=VALUE"));
+
+    let value = error("sack-few:alpha=2");
+    assert!(value.contains("bad alpha \"2\""), "{value}");
+    assert!(value.contains("from 0 to 1"), "{value}");
+    assert!(error("modified-sack:tolerance=-1").contains("at least 0"));
+    assert!(error("modified-sack:tolerance=NaN").contains("at least 0"));
+    assert!(error("composite:granularity=fast").contains("duration such as 1ms"));
+    assert!(error("modified-tahoe:restart_window=0").contains("at least 1"));
+    assert!(error("modified-tahoe:packet_threshold=99999999999").contains("below 2^32"));
+
+    let front = error("tahoe+quinn-cubic");
+    assert!(front.contains("cannot classify losses"), "{front}");
+    assert!(front.contains("composite"), "{front}");
+    assert!(error("composite+wnewreno+newreno").contains("only one classifier"));
+    assert_eq!(registry::parse("  ").unwrap_err(), ParseError::Empty);
+    assert!(error("composite+nope").contains("unknown controller \"nope\""));
+}

@@ -1,0 +1,329 @@
+//! The `discern` command line: `run`, `sweep`, `list`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::output::{self, table};
+use crate::report::RunOutput;
+use crate::runner::{self, LinkKind};
+use crate::scenario::Override;
+use crate::scenario::Scenario;
+use crate::sweep::{self, Vary};
+
+/// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
+/// namespaces, and compare controllers.
+#[derive(Debug, Parser)]
+#[command(name = "discern", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario and write its summary, time series and plots.
+    Run(RunArgs),
+    /// Run every combination of varied values and controllers in parallel; one table and plots.
+    Sweep(SweepArgs),
+    /// List the controllers (with parameters) and the scenarios in ./scenarios/.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Scenario file (TOML), or the name of one in ./scenarios/.
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: PathBuf,
+    /// What carries the packets: the deterministic simulator, or Linux network namespaces (root).
+    #[arg(long, value_name = "sim|netns", default_value = "sim")]
+    pub link: LinkKind,
+    /// Override a scenario value, e.g. `--set link.bottleneck.loss.rate=0.01`. Repeatable.
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Output folder [default: out/<scenario name>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run every flow with this controller, e.g. `modified-sack:tolerance=0.02`.
+    #[arg(long, value_name = "ID")]
+    pub controller: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A scenario key and its values, e.g. `--vary link.bottleneck.loss.rate=0.001,0.01,0.1`.
+    /// Repeatable: every combination runs. The first one is the x axis of the goodput plot.
+    #[arg(long, value_name = "K=V1,V2,...", required = true)]
+    pub vary: Vec<Vary>,
+    /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
+    /// (a piece `param=value` continues the id before it). Repeatable. Without it, each run
+    /// keeps the scenario's own controllers.
+    #[arg(long, value_name = "ID1,ID2,...")]
+    pub controller: Vec<String>,
+    /// Output folder [default: out/<scenario name>-sweep/]; each run's outputs go to
+    /// DIR/runs/<index>-<values>/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Runs at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
+pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
+    execute_with(cli, &runner::run)
+}
+
+/// A runner as the CLI calls it: the scenario and the `--link` choice.
+pub type Runner<'a> = dyn Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + 'a;
+
+/// [`execute`] with another runner in place of [`runner::run`] (tests use a synthetic one).
+pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Run(args) => run(args, runner),
+        Command::Sweep(args) => sweep_cmd(args, runner),
+        Command::List => list(Path::new("scenarios")),
+    }
+}
+
+fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {
+    sets.iter()
+        .map(|s| s.parse::<Override>().map_err(|e| anyhow!("{e}")))
+        .collect()
+}
+
+/// A path as given, or `scenarios/<name>.toml` when a bare name is not a file.
+fn resolve(path: &Path) -> PathBuf {
+    if !path.exists() && path.components().count() == 1 && path.extension().is_none() {
+        let candidate = Path::new("scenarios").join(path).with_extension("toml");
+        if candidate.exists() {
+            return candidate;
+        }
+    }
+    path.to_path_buf()
+}
+
+fn load(path: &Path, overrides: &[Override]) -> anyhow::Result<Scenario> {
+    Scenario::from_file(path, overrides).map_err(|e| anyhow!("{e}"))
+}
+
+/// Resolves a controller id through the registry, so a typo stops before anything runs.
+fn check_controller(id: &str) -> anyhow::Result<()> {
+    discern::registry::parse(id)
+        .map(|_| ())
+        .map_err(|e| anyhow!("{e}"))
+}
+
+fn check_controllers(scenario: &Scenario) -> anyhow::Result<()> {
+    for f in &scenario.flows {
+        check_controller(&f.controller)?;
+    }
+    Ok(())
+}
+
+/// A scenario name made safe as one path component.
+fn dir_safe(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') {
+        "scenario".into()
+    } else {
+        s
+    }
+}
+
+fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    let path = resolve(&args.common.scenario);
+    let sets = overrides(&args.common.set)?;
+    let mut scenario = load(&path, &sets)?;
+    if let Some(id) = &args.controller {
+        check_controller(id)?;
+        scenario.set_controller(id);
+    }
+    check_controllers(&scenario)?;
+    let out = runner(&scenario, args.common.link)?;
+    let dir = args
+        .out
+        .unwrap_or_else(|| Path::new("out").join(dir_safe(&scenario.name)));
+    let files = output::write_run(&dir, &out)?;
+
+    print!("{}", table::run_table(&out.summary).render());
+    print!("{}", table::run_footer(&out.summary));
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!("outputs in {}: {}", dir.display(), names.join(", "));
+
+    let unverified: Vec<String> = out
+        .summary
+        .flows
+        .iter()
+        .filter(|f| !f.verified)
+        .map(|f| f.flow.to_string())
+        .collect();
+    if !unverified.is_empty() {
+        bail!(
+            "flow {}: the bytes received differ from the bytes sent",
+            unverified.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    let path = resolve(&args.common.scenario);
+    let sets = overrides(&args.common.set)?;
+    let kind = args.common.link;
+    for (i, v) in args.vary.iter().enumerate() {
+        if args.vary[..i].iter().any(|w| w.key == v.key) {
+            bail!("--vary `{}` is given twice", v.key);
+        }
+    }
+    let mut controllers = Vec::new();
+    for list in &args.controller {
+        for id in sweep::split_controllers(list)? {
+            check_controller(&id)?;
+            controllers.push(id);
+        }
+    }
+    let base = load(&path, &sets)?;
+    let points = sweep::expand(
+        &args.vary,
+        (!controllers.is_empty()).then_some(controllers.as_slice()),
+    );
+
+    // Build every scenario first, so a bad key or value stops the sweep before anything runs.
+    let mut jobs = Vec::with_capacity(points.len());
+    for p in points {
+        let mut all = sets.clone();
+        all.extend(overrides(&p.overrides())?);
+        let mut s = load(&path, &all)?;
+        if let Some(c) = &p.controller {
+            s.set_controller(c);
+        }
+        check_controllers(&s)?;
+        jobs.push((p, s));
+    }
+
+    let dir = args
+        .out
+        .unwrap_or_else(|| Path::new("out").join(format!("{}-sweep", dir_safe(&base.name))));
+    let runs_dir = dir.join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+    let total = jobs.len();
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {elapsed_precise} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let run_one = |s: &Scenario| runner(s, kind);
+    let on_done = |p: &sweep::Point, out: &RunOutput| {
+        let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
+        bar.inc(1);
+        r.map(|_| ())
+    };
+    let records = sweep::run_all(jobs, &run_one, threads, &on_done);
+    bar.finish_and_clear();
+
+    let keys: Vec<String> = args.vary.iter().map(|v| v.key.clone()).collect();
+    print!("{}", sweep::table(&keys, &records, true).render());
+    let csv_path = dir.join("sweep.csv");
+    output::write_table_csv(&csv_path, &sweep::table(&keys, &records, false))?;
+    let mut written = vec![csv_path];
+    let failed = records.iter().filter(|r| r.result.is_err()).count();
+    if failed < records.len() {
+        written.extend(sweep::goodput_plot(&dir, &base.name, &args.vary, &records)?);
+    }
+    let names: Vec<String> = written
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!(
+        "outputs in {}: {}, and each run's in runs/",
+        dir.display(),
+        names.join(", ")
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} of {} runs failed (see the error column)",
+            records.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
+    let catalog = discern::registry::catalog();
+    println!("Controllers (--controller ID, ID:param=value,param=value, or CLASSIFIER+ID):");
+    let width = catalog.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    for c in catalog {
+        let tag = if c.classifier { " [classifier]" } else { "" };
+        println!("  {:width$}  {}{tag}", c.id, c.summary);
+        for p in c.params {
+            println!("  {:width$}    {} = {}: {}", "", p.name, p.default, p.help);
+        }
+    }
+    println!();
+    println!("Scenarios in {}/:", scenarios_dir.display());
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(scenarios_dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect(),
+        Err(_) => {
+            println!("  (none: no {}/ here)", scenarios_dir.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    files.sort();
+    let mut t = table::TextTable::new(["file", "name", "description"]);
+    for f in &files {
+        let file = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match Scenario::from_file(f, &[]) {
+            Ok(s) => t.push(vec![file, s.name, s.description]),
+            Err(e) => t.push(vec![
+                file,
+                "(error)".into(),
+                e.to_string().lines().next().unwrap_or_default().to_string(),
+            ]),
+        }
+    }
+    for line in t.render().lines() {
+        println!("  {line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,36 @@
+//! What a run leaves on disk: `summary.json`, `timing.json`, `flows.csv` and plots; for sweeps,
+//! `sweep.csv` and the goodput plot. Also the text tables the CLI prints.
+
+mod files;
+pub mod plot;
+pub mod table;
+
+pub use files::{write_flows_csv, write_json, write_table_csv, FLOWS_CSV_HEADER};
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::report::RunOutput;
+
+/// Writes every output of one run into `dir` (created if needed) and returns the files written.
+pub fn write_run(dir: &Path, out: &RunOutput) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut written = Vec::new();
+
+    let summary = dir.join("summary.json");
+    write_json(&summary, &out.summary)?;
+    written.push(summary);
+
+    let timing = dir.join("timing.json");
+    write_json(&timing, &out.timing)?;
+    written.push(timing);
+
+    let flows = dir.join("flows.csv");
+    write_flows_csv(&flows, &out.series)?;
+    written.push(flows);
+
+    written.extend(plot::cwnd(dir, &out.summary.scenario, &out.series)?);
+    written.extend(plot::throughput(dir, &out.summary.scenario, &out.series)?);
+    Ok(written)
+}

@@ -1,0 +1,167 @@
+//! Plain-text tables for the terminal.
+
+use std::fmt::Write as _;
+
+use crate::report::Summary;
+
+/// A table of strings: numeric-looking cells are right-aligned, others left-aligned.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextTable {
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl TextTable {
+    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Self {
+        TextTable {
+            headers: headers.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<String>) {
+        self.rows.push(row);
+    }
+
+    /// Aligned columns. The last cell of a row shorter than the header runs on past the columns
+    /// it does not fill (a note such as an error message) and does not widen them.
+    pub fn render(&self) -> String {
+        let n = self.headers.len();
+        let overflow = |row: &Vec<String>, i: usize| row.len() < n && i + 1 == row.len();
+        let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(n) {
+                if !overflow(row, i) {
+                    widths[i] = widths[i].max(cell.chars().count());
+                }
+            }
+        }
+        let numeric: Vec<bool> = (0..n)
+            .map(|i| {
+                self.rows.iter().all(|r| {
+                    overflow(r, i)
+                        || r.get(i)
+                            .is_none_or(|c| c.is_empty() || c == "-" || c.parse::<f64>().is_ok())
+                })
+            })
+            .collect();
+        let mut out = String::new();
+        let line = |out: &mut String, cells: &[String]| {
+            let mut l = String::new();
+            for i in 0..n {
+                let cell = cells.get(i).map(String::as_str).unwrap_or("");
+                if i > 0 {
+                    l.push_str("  ");
+                }
+                if cells.len() < n && i + 1 == cells.len() {
+                    l.push_str(cell);
+                    break;
+                }
+                if numeric[i] {
+                    let _ = write!(l, "{cell:>w$}", w = widths[i]);
+                } else {
+                    let _ = write!(l, "{cell:<w$}", w = widths[i]);
+                }
+            }
+            out.push_str(l.trim_end());
+            out.push('\n');
+        };
+        line(&mut out, &self.headers);
+        for row in &self.rows {
+            line(&mut out, row);
+        }
+        out
+    }
+}
+
+/// Formats seconds, or `-` when absent.
+pub fn fmt_opt_s(v: Option<f64>) -> String {
+    v.map(|s| format!("{s:.3}")).unwrap_or_else(|| "-".into())
+}
+
+/// Bits per second as Mbit/s with three decimals.
+pub fn mbit(bps: f64) -> String {
+    format!("{:.3}", bps / 1e6)
+}
+
+/// One line per flow: the figures `discern run` prints.
+pub fn run_table(summary: &Summary) -> TextTable {
+    let mut t = TextTable::new([
+        "flow",
+        "controller",
+        "goodput Mbit/s",
+        "completion s",
+        "lost",
+        "cong. events",
+        "random",
+        "congestion",
+        "verified",
+    ]);
+    for f in &summary.flows {
+        t.push(vec![
+            f.flow.to_string(),
+            f.controller.clone(),
+            mbit(f.goodput_bps),
+            fmt_opt_s(f.completion_time_s),
+            f.lost_packets.to_string(),
+            f.congestion_events.to_string(),
+            f.verdicts.random.to_string(),
+            f.verdicts.congestion.to_string(),
+            if f.verified { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    t
+}
+
+/// The run-wide lines printed under the flow table: link, duration, drops, verdict accuracy.
+pub fn run_footer(summary: &Summary) -> String {
+    let mut s = format!(
+        "link: {} ({}), {:.3} s, seed {}\n",
+        summary.link.kind, summary.link.engine, summary.duration_s, summary.seed
+    );
+    if let Some(d) = summary.drops {
+        let _ = writeln!(s, "drops: {} queue, {} channel", d.queue, d.channel);
+    }
+    if let Some(a) = summary.verdict_accuracy {
+        let _ = writeln!(
+            s,
+            "verdicts vs ground truth: random loss called random {}, called congestion {}; \
+             congestion loss called congestion {}, called random {}; spurious {}",
+            a.random_as_random,
+            a.random_as_congestion,
+            a.congestion_as_congestion,
+            a.congestion_as_random,
+            a.spurious
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_numbers_right_and_text_left() {
+        let mut t = TextTable::new(["name", "n"]);
+        t.push(vec!["a".into(), "1".into()]);
+        t.push(vec!["long-name".into(), "100".into()]);
+        let r = t.render();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], "name         n");
+        assert_eq!(lines[1], "a            1");
+        assert_eq!(lines[2], "long-name  100");
+    }
+
+    #[test]
+    fn a_short_rows_last_cell_runs_on_without_widening() {
+        let mut t = TextTable::new(["a", "b", "c"]);
+        t.push(vec!["1".into(), "22".into(), "3".into()]);
+        t.push(vec!["4".into(), "failed: a long message".into()]);
+        let r = t.render();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], "a   b  c");
+        assert_eq!(lines[1], "1  22  3");
+        assert_eq!(lines[2], "4  failed: a long message");
+    }
+}

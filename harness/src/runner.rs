@@ -1,0 +1,68 @@
+//! Which runner executes a scenario: the deterministic simulator or network namespaces.
+
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::{anyhow, bail};
+
+use crate::report::RunOutput;
+use crate::scenario::Scenario;
+
+/// What carries the packets of a run (`--link`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LinkKind {
+    /// Discrete-event simulator in virtual time (no root, no network).
+    #[default]
+    Sim,
+    /// Real sockets in Linux network namespaces shaped with `tc` (root).
+    Netns,
+}
+
+impl LinkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Sim => "sim",
+            LinkKind::Netns => "netns",
+        }
+    }
+}
+
+impl fmt::Display for LinkKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for LinkKind {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "sim" => Ok(LinkKind::Sim),
+            "netns" => Ok(LinkKind::Netns),
+            other => Err(anyhow!(
+                "unknown link kind `{other}` (expected sim or netns)"
+            )),
+        }
+    }
+}
+
+/// Runs `scenario` on the runner `kind` stands for.
+pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
+    match kind {
+        LinkKind::Sim => Ok(crate::sim::run(scenario)?),
+        LinkKind::Netns => bail!("the netns runner is not built yet"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_kind_parses_and_prints() {
+        assert_eq!("sim".parse::<LinkKind>().unwrap(), LinkKind::Sim);
+        assert_eq!("netns".parse::<LinkKind>().unwrap(), LinkKind::Netns);
+        assert!("tc".parse::<LinkKind>().is_err());
+        assert_eq!(LinkKind::Netns.to_string(), "netns");
+    }
+}

@@ -1,0 +1,232 @@
+//! `run` and `sweep` end to end with a synthetic runner: what they write and where.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+use clap::Parser;
+use discern_harness::cli::{execute_with, Cli};
+use discern_harness::report::RunOutput;
+use discern_harness::runner::LinkKind;
+use discern_harness::scenario::Scenario;
+
+mod common;
+
+const SCENARIO: &str = r#"
+name = "two flows"
+description = "two flows over one link"
+duration = "2s"
+seed = 1
+
+[[link]]
+name = "bottleneck"
+rate = "10Mbit"
+delay = "10ms"
+queue = 20
+
+[[flow]]
+controller = "newreno"
+path = ["bottleneck"]
+count = 2
+"#;
+
+/// Goodput = seed Mbit/s per flow; records every scenario it was given.
+fn runner(
+    seen: &Mutex<Vec<(Scenario, LinkKind)>>,
+) -> impl Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + '_ {
+    move |s, kind| {
+        seen.lock().unwrap().push((s.clone(), kind));
+        let ids: Vec<&str> = s
+            .flows
+            .iter()
+            .flat_map(|f| std::iter::repeat_n(f.controller.as_str(), f.count as usize))
+            .collect();
+        let mut out = common::synthetic(&ids, s.seed as f64 * 1e6, 30);
+        out.summary.scenario = s.name.clone();
+        out.summary.seed = s.seed;
+        Ok(out)
+    }
+}
+
+fn write_scenario(dir: &Path) -> String {
+    let path = dir.join("two.toml");
+    std::fs::write(&path, SCENARIO).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn exec(args: &[&str], seen: &Mutex<Vec<(Scenario, LinkKind)>>) -> anyhow::Result<ExitCode> {
+    let mut argv = vec!["discern"];
+    argv.extend_from_slice(args);
+    execute_with(Cli::try_parse_from(argv).unwrap(), &runner(seen))
+}
+
+#[test]
+fn run_applies_overrides_and_controller_and_writes_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("out");
+    let seen = Mutex::new(Vec::new());
+    exec(
+        &[
+            "run",
+            &scenario,
+            "--set",
+            "seed=3",
+            "--controller",
+            "modified-sack:tolerance=0.02",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &seen,
+    )
+    .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 1);
+    let (s, kind) = &seen[0];
+    assert_eq!(*kind, LinkKind::Sim);
+    assert_eq!(s.seed, 3);
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.controller == "modified-sack:tolerance=0.02"));
+    for f in [
+        "summary.json",
+        "timing.json",
+        "flows.csv",
+        "cwnd.png",
+        "throughput.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["flows"].as_array().unwrap().len(), 2);
+    assert_eq!(json["flows"][1]["goodput_bps"], 3e6);
+}
+
+#[test]
+fn run_fails_when_a_flow_is_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("out");
+    let argv = ["discern", "run", &scenario, "--out", out.to_str().unwrap()];
+    let bad = |s: &Scenario, _: LinkKind| {
+        let mut o = common::synthetic(&["newreno", "newreno"], 1e6, 5);
+        o.summary.scenario = s.name.clone();
+        o.summary.flows[1].verified = false;
+        Ok(o)
+    };
+    let err = execute_with(Cli::try_parse_from(argv).unwrap(), &bad).unwrap_err();
+    assert!(err.to_string().contains("flow 1"), "{err}");
+    assert!(
+        out.join("summary.json").is_file(),
+        "outputs are still written"
+    );
+}
+
+#[test]
+fn sweep_runs_every_combination_and_writes_table_plots_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("sweep");
+    let seen = Mutex::new(Vec::new());
+    exec(
+        &[
+            "sweep",
+            &scenario,
+            "--vary",
+            "seed=1,2,4",
+            "--vary",
+            "link.bottleneck.rate=5Mbit,50Mbit",
+            "--controller",
+            "newreno,modified-sack:tolerance=0.02",
+            "--link",
+            "sim",
+            "--jobs",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &seen,
+    )
+    .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 3 * 2 * 2);
+    let mut combos: Vec<(u64, u64, String)> = seen
+        .iter()
+        .map(|(s, _)| (s.seed, s.links[0].rate.0, s.flows[0].controller.clone()))
+        .collect();
+    combos.sort();
+    combos.dedup();
+    assert_eq!(combos.len(), 12, "each combination exactly once");
+
+    let mut r = csv::Reader::from_path(out.join("sweep.csv")).unwrap();
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        headers[..4],
+        ["run", "seed", "link.bottleneck.rate", "controller"]
+    );
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 12);
+    let col = |h: &str| headers.iter().position(|x| x == h).unwrap();
+    // Order: first --vary slowest, controller fastest.
+    assert_eq!(&rows[0][col("seed")], "1");
+    assert_eq!(&rows[0][col("link.bottleneck.rate")], "5Mbit");
+    assert_eq!(&rows[0][col("controller")], "newreno");
+    assert_eq!(&rows[1][col("controller")], "modified-sack:tolerance=0.02");
+    assert_eq!(&rows[2][col("link.bottleneck.rate")], "50Mbit");
+    assert_eq!(&rows[11][col("seed")], "4");
+    // Two flows at `seed` Mbit/s each.
+    assert_eq!(&rows[11][col("goodput_total_bps")], "8000000");
+    assert_eq!(&rows[11][col("goodput_mean_bps")], "4000000");
+    assert_eq!(&rows[11][col("verified")], "true");
+
+    assert!(out.join("goodput.png").is_file());
+    let svg = std::fs::read_to_string(out.join("goodput.svg")).unwrap();
+    assert!(svg.contains("modified-sack:tolerance=0.02, link.bottleneck.rate=50Mbit"));
+    let mut runs: Vec<String> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 12);
+    assert_eq!(runs[0], "00-seed=1-bottleneck.rate=5Mbit-newreno");
+    assert_eq!(
+        runs[11],
+        "11-seed=4-bottleneck.rate=50Mbit-modified-sack_tolerance=0.02"
+    );
+    assert!(out
+        .join("runs")
+        .join(&runs[5])
+        .join("summary.json")
+        .is_file());
+}
+
+#[test]
+fn sweep_without_controllers_keeps_the_scenarios_own_and_reports_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("sweep");
+    let argv = [
+        "discern",
+        "sweep",
+        &scenario,
+        "--vary",
+        "seed=1,2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let flaky = |s: &Scenario, _: LinkKind| {
+        if s.seed == 2 {
+            anyhow::bail!("no route to the moon");
+        }
+        Ok(common::synthetic(&["newreno", "newreno"], 1e6, 5))
+    };
+    let err = execute_with(Cli::try_parse_from(argv).unwrap(), &flaky).unwrap_err();
+    assert!(err.to_string().contains("1 of 2 runs failed"), "{err}");
+    let text = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert!(text.contains("no route to the moon"));
+    let mut r = csv::Reader::from_path(out.join("sweep.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(&rows[0][2], "newreno");
+}

@@ -1,0 +1,77 @@
+//! Synthetic run results for the tests.
+
+use discern_harness::report::*;
+
+fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary {
+    FlowSummary {
+        flow,
+        controller: controller.into(),
+        bytes_delivered: 1_000_000,
+        packets_delivered: 700,
+        goodput_bps,
+        start_s: 0.0,
+        completion_time_s: if flow == 0 { Some(1.5) } else { None },
+        lost_packets: 3 + flow as u64,
+        congestion_events: 2,
+        verdicts: Verdicts {
+            random: 1,
+            congestion: 1,
+        },
+        verified: true,
+        flow_control_limited: false,
+    }
+}
+
+pub fn synthetic(controllers: &[&str], goodput_bps: f64, samples: usize) -> RunOutput {
+    let flows: Vec<FlowSummary> = controllers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| flow_summary(i, c, goodput_bps))
+        .collect();
+    let series = controllers
+        .iter()
+        .enumerate()
+        .map(|(i, c)| FlowSeries {
+            flow: i,
+            controller: c.to_string(),
+            samples: (0..samples)
+                .map(|k| Sample {
+                    t_s: k as f64 * 0.01,
+                    cwnd_bytes: 12_000 + 1200 * (k as u64 % 40) * (i as u64 + 1),
+                    ssthresh_bytes: if k < 10 { None } else { Some(30_000) },
+                    rtt_s: 0.1 + 0.001 * (k % 5) as f64,
+                    delivered_bytes: 1250 * k as u64,
+                })
+                .collect(),
+        })
+        .collect();
+    RunOutput {
+        summary: Summary {
+            scenario: "synthetic".into(),
+            link: LinkInfo {
+                kind: "sim".into(),
+                engine: "discrete-event simulator".into(),
+            },
+            duration_s: samples as f64 * 0.01,
+            seed: 7,
+            flows,
+            links: vec![],
+            drops: Some(Drops {
+                queue: 4,
+                channel: 9,
+            }),
+            verdict_accuracy: Some(VerdictAccuracy {
+                random_as_random: 5,
+                random_as_congestion: 1,
+                congestion_as_congestion: 2,
+                congestion_as_random: 0,
+                spurious: 0,
+            }),
+        },
+        series,
+        timing: Timing {
+            wall_s: 0.25,
+            quinn_s: 0.1,
+        },
+    }
+}
