@@ -303,8 +303,9 @@ impl Sim {
             let Some(f) = self.flows.get_mut(e.flow) else {
                 continue;
             };
-            if e.ssthresh.is_some() {
-                f.ssthresh = e.ssthresh;
+            if let Some(ss) = e.ssthresh {
+                // `u64::MAX` stands for "no reduction yet".
+                f.ssthresh = (ss != u64::MAX).then_some(ss);
             }
             if e.loss {
                 if let Some(verdict) = e.verdict {
