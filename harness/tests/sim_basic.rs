@@ -53,6 +53,7 @@ fn same_seed_same_summary() {
         vec![
             flow("quinn-newreno", 0, None),
             flow("quinn-cubic", 300, Some(2_000_000)),
+            flow("composite", 100, None),
         ],
     );
     let a = sim::run(&s).expect("first run");

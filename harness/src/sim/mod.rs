@@ -134,8 +134,11 @@ fn transport(
     tc.stream_receive_window(varint);
     tc.receive_window(varint);
     tc.send_window(window);
-    // Far above any stall a scenario can cause; no keep-alives to distort the flows.
-    tc.max_idle_timeout(Some(IdleTimeout::from(VarInt::from_u32(60_000))));
+    // Longer than the run (and at least 60 s), so no stall, however long, ends a connection: a
+    // stalled flow shows up as low goodput. No keep-alives to distort the flows.
+    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
+    let idle = VarInt::from_u64(idle_ms).map_err(|e| SimError::Scenario(e.to_string()))?;
+    tc.max_idle_timeout(Some(IdleTimeout::from(idle)));
     tc.keep_alive_interval(None);
     if let Some(id) = sender {
         controllers::apply(id, &mut tc)?;
