@@ -120,13 +120,16 @@ impl<A: Algorithm> Controller for Adapter<A> {
         self.tracer.window_change(before, self.snapshot());
     }
 
+    /// quinn holds back a packet when `in_flight + packet_size >= window`, so a window of exactly
+    /// N MSS would let only N - 1 packets out, and Tahoe's 1-MSS restart window none at all. One
+    /// byte more makes N MSS mean N packets in flight, as cwnd does in TCP and in the papers.
     fn window(&self) -> u64 {
-        self.algorithm.window().cwnd()
+        self.algorithm.window().cwnd().saturating_add(1)
     }
 
     fn metrics(&self) -> ControllerMetrics {
         let mut metrics = ControllerMetrics::default();
-        metrics.congestion_window = self.window();
+        metrics.congestion_window = self.algorithm.window().cwnd();
         metrics.ssthresh = Some(self.algorithm.window().ssthresh());
         metrics
     }

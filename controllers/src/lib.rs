@@ -45,7 +45,7 @@
 //! | RTT, SRTT | per-ACK sample `now - sent` of the newest acknowledged packet; quinn's `RttEstimator::get()` (smoothed) and `min()`. |
 //! | one-way delay (TCP timestamps, synchronised clocks in ns-2) | no OWD in QUIC without extensions: the hint is half the minimum RTT plus the queueing part of the RTT (latest sample minus min RTT). quinn 0.11 does not pass the peer's ACK delay to controllers, so the hint includes it: keep the peer's `max_ack_delay` small where it matters. |
 //! | retransmission timeout -> slow start | persistent congestion (`is_persistent_congestion`) -> the algorithm's minimum window, slow start. |
-//! | packet counts (cwnd in packets) | bytes; 1 MSS = the current maximum datagram size (`on_mtu_update`). |
+//! | packet counts (cwnd in packets) | bytes; 1 MSS = the current maximum datagram size (`on_mtu_update`). quinn holds back a packet once `in_flight + packet_size` reaches the window, so the adapter hands quinn `cwnd + 1` byte: a window of N MSS lets N packets be in flight, as in TCP (quinn's own controllers let N - 1). |
 //!
 //! # Design
 //!
