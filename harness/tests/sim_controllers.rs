@@ -52,7 +52,9 @@ fn every_registry_controller_runs_and_is_scored() {
             f.congestion_events,
             f.verdicts
         );
-        assert!(f.verified && f.bytes_delivered > 0, "{id}");
+        assert!(f.verified, "{id}");
+        // No controller may stall (a window quinn cannot send into, for one).
+        assert!(f.goodput_bps > 0.3e6, "{id}: {} bit/s", f.goodput_bps);
         assert!(f.congestion_events > 0, "{id}");
         assert_eq!(scored, f.verdicts.random + f.verdicts.congestion, "{id}");
         assert!(scored > 0, "{id}");

@@ -3,14 +3,23 @@
 //!
 //! * Virtual time (`clock`): one event queue ordered by (virtual time, insertion order). quinn sees
 //!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
-//! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream) and a
-//!   server (the receiver), with real TLS 1.3 (`tls`), seeded so connection IDs are reproducible.
-//! * Links (`link`, `loss`, `network`): drop-tail queue, serialisation at the link rate (IPv4/UDP
-//!   headers included), propagation delay, channel loss decided as a packet leaves the link.
-//! * Ground truth (`truth`): every drop with its cause, against which the controllers' verdicts
-//!   (captured from their `tracing` events by `capture`) are scored.
+//! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream kept topped
+//!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
+//!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
+//!   flow's endpoints have their own fake addresses; nothing touches a socket.
+//! * Links (`link`, `loss`, `network`): per direction a drop-tail queue of `queue` packets waiting
+//!   besides the one being serialised (overflow drops happen at enqueue), serialisation at the
+//!   link rate (IPv4/UDP headers included), propagation delay, and channel loss decided as a
+//!   packet *leaves* the link, after serialisation. One seeded RNG per link direction.
+//! * Ground truth (`truth`): every drop with its cause and the instant quinn produced the packet,
+//!   against which the controllers' verdicts (captured from their `tracing` events by `capture`)
+//!   are scored: a loss event's `now - sent_age_us` (microsecond resolution) names the dropped
+//!   packet.
 //!
-//! Pacing and ACK timing are quinn's own: the simulator only honours `poll_timeout`.
+//! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The sender asks
+//! the receiver (ACK frequency extension) to acknowledge every other packet and to delay an ACK
+//! by at most 1 ms. Flow-control windows are many path BDPs deep, and the idle timeout outlives
+//! the run, so the congestion controller alone limits each flow.
 
 mod capture;
 mod clock;
