@@ -1,6 +1,6 @@
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::{threshold_above, Classification, Classifier, DEFAULT_GRANULARITY};
+use super::{threshold_above, Classification, Classifier, TcpSrtt, DEFAULT_GRANULARITY};
 use crate::event::{Ack, CongestionEvent, Verdict};
 
 /// Paper 000 (Mehta, Loriya, Keraliya 2024, "A Novel Approach to Enhance the Performance of TCP
@@ -16,21 +16,15 @@ use crate::event::{Ack, CongestionEvent, Verdict};
 ///   retransmitted (delayed fast recovery); a further loss in the same window, or an event that
 ///   loses several packets at once, runs the postponed fast recovery.
 ///
-/// The "averaged RTT" is the ns-2 SACK agent's: an exponential average with gain 1/8 (RFC 6298)
-/// fed **one sample per round trip**, because ns-2's TCP times one segment per RTT. That lag is
-/// what makes a building queue visible as a deviation: the average trails a rising RTT by
-/// several round trips. quinn's own smoothed RTT takes a sample from every ACK and follows a
-/// standing queue within a fraction of an RTT, so against it a congested path's RTT deviates by
-/// almost nothing and every loss would look random. Deviation is one-sided: an RTT below the
-/// average is not congestion.
+/// The "averaged RTT" is the ns-2 SACK agent's smoothed RTT, [`TcpSrtt`]: raw samples, one per
+/// round trip. Its lag is what makes a building queue visible as a deviation; against quinn's
+/// per-ACK smoothed RTT a congested path's RTT deviates by almost nothing and every loss would
+/// look random. Deviation is one-sided: an RTT below the average is not congestion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RttTolerance {
     tolerance: f64,
     granularity: Duration,
-    /// The per-round-trip average, once the first ACK has been seen.
-    average: Option<Duration>,
-    /// When the average takes its next sample: one averaged RTT after the last.
-    next_sample: Option<Instant>,
+    srtt: TcpSrtt,
 }
 
 impl RttTolerance {
@@ -41,14 +35,13 @@ impl RttTolerance {
         Self {
             tolerance,
             granularity,
-            average: None,
-            next_sample: None,
+            srtt: TcpSrtt::default(),
         }
     }
 
     /// The averaged RTT deviations are measured against.
     pub fn average(&self) -> Option<Duration> {
-        self.average
+        self.srtt.get()
     }
 }
 
@@ -60,18 +53,11 @@ impl Default for RttTolerance {
 
 impl Classifier for RttTolerance {
     fn on_ack(&mut self, ack: &Ack) {
-        if self.next_sample.is_some_and(|at| ack.now < at) {
-            return;
-        }
-        let latest = ack.rtt.latest;
-        let average = self.average.map_or(latest, |a| (a * 7 + latest) / 8);
-        self.average = Some(average);
-        self.next_sample = ack.now.checked_add(average);
+        self.srtt.on_ack(ack);
     }
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
-        // Before any ACK there is no average of our own; quinn's smoothed RTT stands in.
-        let average = self.average.unwrap_or(event.rtt.smoothed);
+        let average = self.srtt.get_or(event.rtt.smoothed);
         let threshold = threshold_above(average, self.tolerance, self.granularity);
         let (verdict, reason) = if event.rtt.latest <= threshold {
             (Verdict::Random, "rtt deviation within tolerance")
