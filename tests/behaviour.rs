@@ -8,7 +8,9 @@ use discern_harness::scenario::{Override, Scenario};
 use discern_harness::sim;
 
 fn scenario(file: &str, overrides: &[&str]) -> Scenario {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
     let overrides: Vec<Override> = overrides.iter().map(|o| o.parse().unwrap()).collect();
     Scenario::from_file(&path, &overrides).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -18,7 +20,10 @@ fn run(mut scenario: Scenario, controller: &str) -> Summary {
     let summary = sim::run(&scenario)
         .unwrap_or_else(|e| panic!("{controller}: {e}"))
         .summary;
-    assert!(summary.flows.iter().all(|f| f.verified), "{controller}: bytes did not verify");
+    assert!(
+        summary.flows.iter().all(|f| f.verified),
+        "{controller}: bytes did not verify"
+    );
     summary
 }
 
@@ -58,11 +63,19 @@ fn composite_delivers_at_least_twice_newreno_at_one_percent_random_loss() {
 
 #[test]
 fn discriminating_controllers_call_random_losses_random_on_an_uncongested_path() {
-    for controller in ["modified-sack", "wnewreno", "composite", "composite+quinn-cubic"] {
+    for controller in [
+        "modified-sack",
+        "wnewreno",
+        "composite",
+        "composite+quinn-cubic",
+    ] {
         let summary = run(lossy_uncongested(1), controller);
         let accuracy = summary.verdict_accuracy.unwrap();
         let random = accuracy.random_as_random + accuracy.random_as_congestion;
-        assert!(random > 50, "{controller}: only {random} random losses scored");
+        assert!(
+            random > 50,
+            "{controller}: only {random} random losses scored"
+        );
         assert!(
             accuracy.random_as_random as f64 >= 0.6 * random as f64,
             "{controller}: {accuracy:?}"
@@ -75,18 +88,27 @@ fn on_a_congested_error_free_bottleneck_discriminating_controllers_do_no_harm() 
     let bottleneck = || scenario("004-congestion-only.toml", &["duration=40s"]);
     let newreno = run(bottleneck(), "newreno");
     assert_eq!(newreno.drops.unwrap().channel, 0);
-    assert!(newreno.drops.unwrap().queue > 20, "the bottleneck must congest");
+    assert!(
+        newreno.drops.unwrap().queue > 20,
+        "the bottleneck must congest"
+    );
     for controller in ["modified-sack", "wnewreno", "composite"] {
         let summary = run(bottleneck(), controller);
-        let verdicts = summary.flows.iter().fold((0, 0), |(r, c), f: &FlowSummary| {
-            (r + f.verdicts.random, c + f.verdicts.congestion)
-        });
+        let verdicts = summary
+            .flows
+            .iter()
+            .fold((0, 0), |(r, c), f: &FlowSummary| {
+                (r + f.verdicts.random, c + f.verdicts.congestion)
+            });
         assert!(
             verdicts.1 as f64 >= 0.7 * (verdicts.0 + verdicts.1) as f64,
             "{controller}: {verdicts:?} (random, congestion)"
         );
         let ratio = total_goodput(&summary) / total_goodput(&newreno);
-        assert!((0.97..=1.03).contains(&ratio), "{controller}: goodput ratio {ratio:.3}");
+        assert!(
+            (0.97..=1.03).contains(&ratio),
+            "{controller}: goodput ratio {ratio:.3}"
+        );
     }
 }
 
@@ -111,5 +133,8 @@ fn modified_tahoe_finishes_the_handover_download_sooner_than_tahoe() {
             .expect("the download completes")
     };
     let (tahoe, modified) = (completion("tahoe"), completion("modified-tahoe"));
-    assert!(modified < tahoe, "modified {modified:.2} s vs tahoe {tahoe:.2} s");
+    assert!(
+        modified < tahoe,
+        "modified {modified:.2} s vs tahoe {tahoe:.2} s"
+    );
 }
