@@ -4,18 +4,18 @@
 //! quinn's `on_ack` takes a `&RttEstimator`, which only quinn-proto can build. It is `Copy`, so
 //! a probe controller captures a real one from a short loopback connection first.
 
+#[path = "../tests/loopback/mod.rs"]
+mod loopback;
+
 use std::any::Any;
 use std::hint::black_box;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use quinn::crypto::rustls::QuicClientConfig;
-use quinn::{ClientConfig, Endpoint, ServerConfig, TransportConfig};
+use quinn::TransportConfig;
 use quinn_proto::congestion::{Controller, ControllerFactory, NewRenoConfig};
 use quinn_proto::RttEstimator;
-use rustls::pki_types::{CertificateDer, PrivatePkcs8KeyDer};
 
 type Captured = Arc<Mutex<Option<RttEstimator>>>;
 
@@ -81,45 +81,13 @@ impl ControllerFactory for ProbeFactory {
 /// A real `RttEstimator` from a loopback connection that moved 1 MB.
 fn real_rtt_estimator() -> RttEstimator {
     let captured = Captured::default();
-    let factory = Arc::new(ProbeFactory(captured.clone()));
+    let mut transport = TransportConfig::default();
+    transport.congestion_controller_factory(Arc::new(ProbeFactory(captured.clone())));
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
-        .block_on(async {
-            let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
-            let cert = CertificateDer::from(certified.cert);
-            let key = PrivatePkcs8KeyDer::from(certified.key_pair.serialize_der());
-            let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
-            let server = Endpoint::server(
-                ServerConfig::with_single_cert(vec![cert.clone()], key.into()).unwrap(),
-                loopback,
-            )
-            .unwrap();
-            let addr = server.local_addr().unwrap();
-            let mut roots = rustls::RootCertStore::empty();
-            roots.add(cert).unwrap();
-            let crypto = rustls::ClientConfig::builder()
-                .with_root_certificates(roots)
-                .with_no_client_auth();
-            let mut client_config =
-                ClientConfig::new(Arc::new(QuicClientConfig::try_from(crypto).unwrap()));
-            let mut transport = TransportConfig::default();
-            transport.congestion_controller_factory(factory);
-            client_config.transport_config(Arc::new(transport));
-            let mut client = Endpoint::client(loopback).unwrap();
-            client.set_default_client_config(client_config);
-            let receiver = tokio::spawn(async move {
-                let connection = server.accept().await.unwrap().await.unwrap();
-                let mut stream = connection.accept_uni().await.unwrap();
-                stream.read_to_end(usize::MAX).await.unwrap();
-            });
-            let connection = client.connect(addr, "localhost").unwrap().await.unwrap();
-            let mut stream = connection.open_uni().await.unwrap();
-            stream.write_all(&vec![7u8; 1 << 20]).await.unwrap();
-            stream.finish().unwrap();
-            receiver.await.unwrap();
-        });
+        .block_on(loopback::upload(transport, Arc::new(vec![7u8; 1 << 20])));
     let estimator = captured.lock().unwrap().take();
     estimator.expect("the probe saw an ACK")
 }
