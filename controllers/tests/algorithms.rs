@@ -365,3 +365,29 @@ fn ecn_marks_are_congestion_for_every_classifier() {
     assert_eq!(decision.evidence.reason, "ECN congestion mark");
     assert_eq!(path.cwnd(), before / 2);
 }
+
+#[test]
+fn modified_sack_sees_a_queue_building_up_against_its_per_rtt_average() {
+    let mut path = settled(ModifiedSackConfig::default().algorithm(MSS));
+    // A queue growing by 3 % of the base RTT per round trip, as Reno's additive increase fills a
+    // bottleneck buffer. A per-ACK average would follow it; the per-RTT one lags behind.
+    for _ in 0..6 {
+        path.rtt.latest += RTT.mul_f64(0.03);
+        path.round();
+    }
+    let average = path.algorithm.classifier().average().unwrap();
+    assert!(
+        average < path.rtt.latest.mul_f64(0.95),
+        "{average:?} vs {:?}",
+        path.rtt.latest
+    );
+    let latest = path.rtt.latest;
+    let before = path.cwnd();
+    assert_eq!(
+        path.lose_with_rtt(1, latest).verdict,
+        Verdict::Random,
+        "S_M_LOSS first"
+    );
+    assert_eq!(path.lose_with_rtt(1, latest).verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+}

@@ -1,15 +1,14 @@
 //! Every controller id, and a filter, through a real quinn transfer on loopback: the bytes
 //! arrive intact and the controller's own `tracing` events are seen.
 
+mod loopback;
+
 use std::collections::BTreeMap;
-use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use discern::registry;
-use quinn::crypto::rustls::QuicClientConfig;
-use quinn::{ClientConfig, Endpoint, ServerConfig, TransportConfig};
-use rustls::pki_types::{CertificateDer, PrivatePkcs8KeyDer};
+use quinn::TransportConfig;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
@@ -49,53 +48,6 @@ fn payload(len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Uploads `data` from a client using controller `id` to a loopback server; returns what the
-/// server received.
-async fn upload(id: &str, data: Arc<Vec<u8>>) -> Vec<u8> {
-    let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
-    let cert = CertificateDer::from(certified.cert);
-    let key = PrivatePkcs8KeyDer::from(certified.key_pair.serialize_der());
-
-    let server_config = ServerConfig::with_single_cert(vec![cert.clone()], key.into()).unwrap();
-    let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
-    let server = Endpoint::server(server_config, loopback).unwrap();
-    let server_addr = server.local_addr().unwrap();
-
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(cert).unwrap();
-    let crypto = rustls::ClientConfig::builder()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    let mut client_config =
-        ClientConfig::new(Arc::new(QuicClientConfig::try_from(crypto).unwrap()));
-    let mut transport = TransportConfig::default();
-    registry::parse(id).unwrap().apply(&mut transport);
-    client_config.transport_config(Arc::new(transport));
-    let mut client = Endpoint::client(loopback).unwrap();
-    client.set_default_client_config(client_config);
-
-    let receiver = tokio::spawn(async move {
-        let connection = server.accept().await.unwrap().await.unwrap();
-        let mut stream = connection.accept_uni().await.unwrap();
-        let received = stream.read_to_end(TRANSFER + 1).await.unwrap();
-        connection.close(0u32.into(), b"done");
-        server.wait_idle().await;
-        received
-    });
-
-    let connection = client
-        .connect(server_addr, "localhost")
-        .unwrap()
-        .await
-        .unwrap();
-    let mut stream = connection.open_uni().await.unwrap();
-    stream.write_all(&data).await.unwrap();
-    stream.finish().unwrap();
-    let received = receiver.await.unwrap();
-    client.wait_idle().await;
-    received
-}
-
 #[test]
 fn every_controller_transfers_intact_bytes_over_real_quinn() {
     let events = EventCounts::default();
@@ -116,9 +68,14 @@ fn every_controller_transfers_intact_bytes_over_real_quinn() {
         for id in &ids {
             eprintln!("transfer with {id}");
             let received = runtime.block_on(async {
-                tokio::time::timeout(Duration::from_secs(60), upload(id, data.clone()))
-                    .await
-                    .unwrap_or_else(|_| panic!("{id}: transfer timed out"))
+                let mut transport = TransportConfig::default();
+                registry::parse(id).unwrap().apply(&mut transport);
+                tokio::time::timeout(
+                    Duration::from_secs(60),
+                    loopback::upload(transport, data.clone()),
+                )
+                .await
+                .unwrap_or_else(|_| panic!("{id}: transfer timed out"))
             });
             assert_eq!(received.len(), data.len(), "{id}");
             assert!(

@@ -10,6 +10,7 @@
 mod owd_threshold;
 mod rtt_tolerance;
 mod sack_gap_rtt;
+mod tcp_srtt;
 
 use std::fmt::Debug;
 use std::time::Duration;
@@ -17,6 +18,7 @@ use std::time::Duration;
 pub use owd_threshold::OwdThreshold;
 pub use rtt_tolerance::RttTolerance;
 pub use sack_gap_rtt::SackGapAndRtt;
+pub use tcp_srtt::TcpSrtt;
 
 use crate::episode::LossEpisode;
 use crate::event::{Ack, CongestionEvent, Evidence, RttSample, Verdict};

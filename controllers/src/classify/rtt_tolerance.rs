@@ -1,7 +1,7 @@
 use std::time::Duration;
 
-use super::{threshold_above, Classification, Classifier, DEFAULT_GRANULARITY};
-use crate::event::{CongestionEvent, Verdict};
+use super::{threshold_above, Classification, Classifier, TcpSrtt, DEFAULT_GRANULARITY};
+use crate::event::{Ack, CongestionEvent, Verdict};
 
 /// Paper 000 (Mehta, Loriya, Keraliya 2024, "A Novel Approach to Enhance the Performance of TCP
 /// SACK on Wireless Links"), section 3.1 and Fig. 1: RTT-deviation tolerance with delayed fast
@@ -16,12 +16,15 @@ use crate::event::{CongestionEvent, Verdict};
 ///   retransmitted (delayed fast recovery); a further loss in the same window, or an event that
 ///   loses several packets at once, runs the postponed fast recovery.
 ///
-/// The "averaged RTT" is the smoothed RTT (RFC 6298 / RFC 9002 weights 7/8, 1/8), which is what
-/// the ns-2 SACK agent keeps. Deviation is one-sided: an RTT below the average is not congestion.
+/// The "averaged RTT" is the ns-2 SACK agent's smoothed RTT, [`TcpSrtt`]: raw samples, one per
+/// round trip. Its lag is what makes a building queue visible as a deviation; against quinn's
+/// per-ACK smoothed RTT a congested path's RTT deviates by almost nothing and every loss would
+/// look random. Deviation is one-sided: an RTT below the average is not congestion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RttTolerance {
     tolerance: f64,
     granularity: Duration,
+    srtt: TcpSrtt,
 }
 
 impl RttTolerance {
@@ -32,7 +35,13 @@ impl RttTolerance {
         Self {
             tolerance,
             granularity,
+            srtt: TcpSrtt::default(),
         }
+    }
+
+    /// The averaged RTT deviations are measured against.
+    pub fn average(&self) -> Option<Duration> {
+        self.srtt.get()
     }
 }
 
@@ -43,8 +52,13 @@ impl Default for RttTolerance {
 }
 
 impl Classifier for RttTolerance {
+    fn on_ack(&mut self, ack: &Ack) {
+        self.srtt.on_ack(ack);
+    }
+
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
-        let threshold = threshold_above(event.rtt.smoothed, self.tolerance, self.granularity);
+        let average = self.srtt.get_or(event.rtt.smoothed);
+        let threshold = threshold_above(average, self.tolerance, self.granularity);
         let (verdict, reason) = if event.rtt.latest <= threshold {
             (Verdict::Random, "rtt deviation within tolerance")
         } else if losses_in_window <= 1 {

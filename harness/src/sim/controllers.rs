@@ -1,4 +1,5 @@
-//! Which congestion controller a flow's sender runs, from its id (DESIGN 2.1).
+//! Which congestion controller a flow's sender runs, from its id (DESIGN 2.1), through the
+//! controllers crate's registry.
 //!
 //! quinn's own controllers emit no `discern::cwnd` events, so they are wrapped in an observer that
 //! reports each congestion event in the same form, with verdict `congestion`: their decisions are
@@ -8,35 +9,21 @@ use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 
-use quinn_proto::congestion::{
-    BbrConfig, Controller, ControllerFactory, ControllerMetrics, CubicConfig, NewRenoConfig,
-};
+use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::{RttEstimator, TransportConfig};
 
 use super::SimError;
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
 
-/// Sets the sender's congestion controller for controller id `id` on `config`.
+/// Sets the sender's congestion controller for controller id `id` on `config`, with any
+/// loss-detection setting the controller needs.
 pub fn apply(id: &str, config: &mut TransportConfig) -> Result<(), SimError> {
-    let base = id.split(':').next().unwrap_or(id);
-    let quinn: Option<Factory> = match base {
-        "quinn-newreno" => Some(Arc::new(NewRenoConfig::default())),
-        "quinn-cubic" => Some(Arc::new(CubicConfig::default())),
-        "quinn-bbr" => Some(Arc::new(BbrConfig::default())),
-        _ => None,
-    };
-    let factory: Factory = match quinn {
-        Some(f) => Arc::new(Observed(f)),
-        None => {
-            if id.trim().is_empty() {
-                return Err(SimError::Controller(format!("empty controller id {id:?}")));
-            }
-            // Stand-in until the controllers crate offers its registry: NewReno.
-            Arc::new(Observed(Arc::new(NewRenoConfig::default())))
-        }
-    };
-    config.congestion_controller_factory(factory);
+    let spec = discern::registry::parse(id).map_err(|e| SimError::Controller(e.to_string()))?;
+    spec.apply(config);
+    if spec.id().starts_with("quinn-") && !spec.id().contains('+') {
+        config.congestion_controller_factory(Arc::new(Observed(spec.factory())));
+    }
     Ok(())
 }
 

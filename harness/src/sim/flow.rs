@@ -251,14 +251,16 @@ impl FlowState {
                     net.scratch.clear();
                     let scratch = &mut net.scratch;
                     let r = timed(&mut net.quinn_time, || {
-                        peer.endpoint.accept(incoming, t, scratch, None)
+                        peer.endpoint
+                            .accept(incoming, t, scratch, None)
+                            .map_err(|e| e.cause)
                     });
                     match r {
                         Ok(c) => peer.conn = Some(c),
                         Err(e) => {
                             return Err(SimError::Connect {
                                 flow: self.index,
-                                reason: e.cause.to_string(),
+                                reason: e.to_string(),
                             })
                         }
                     }
@@ -338,25 +340,21 @@ impl FlowState {
                         self.sender.writable = self.sender.stream.is_some();
                     }
                     Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
-                        if side == Side::Receiver =>
+                        if side == Side::Receiver && self.receiver.stream.is_none() =>
                     {
-                        if self.receiver.stream.is_none() {
-                            self.receiver.stream =
-                                timed(&mut quinn, || conn.streams().accept(Dir::Uni));
-                        }
+                        self.receiver.stream =
+                            timed(&mut quinn, || conn.streams().accept(Dir::Uni));
                     }
                     Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
                         self.sender.writable = true;
                     }
-                    Event::ConnectionLost { reason } => {
-                        if self.completion.is_none() {
-                            net.quinn_time += quinn;
-                            return Err(SimError::Connection {
-                                flow: index,
-                                side: format!("{side:?}").to_lowercase(),
-                                reason: reason.to_string(),
-                            });
-                        }
+                    Event::ConnectionLost { reason } if self.completion.is_none() => {
+                        net.quinn_time += quinn;
+                        return Err(SimError::Connection {
+                            flow: index,
+                            side: format!("{side:?}").to_lowercase(),
+                            reason: reason.to_string(),
+                        });
                     }
                     _ => {}
                 }
@@ -548,7 +546,10 @@ fn read(
             }
             Ok(None) => {
                 r.ended = true;
-                if expected != Some(r.received) {
+                if expected == Some(r.received) {
+                    // Also covers an empty transfer, whose only news is its end.
+                    outcome = Ok(true);
+                } else {
                     outcome = Err(SimError::ByteCheck {
                         flow,
                         detail: format!(

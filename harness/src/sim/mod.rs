@@ -3,14 +3,23 @@
 //!
 //! * Virtual time (`clock`): one event queue ordered by (virtual time, insertion order). quinn sees
 //!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
-//! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream) and a
-//!   server (the receiver), with real TLS 1.3 (`tls`), seeded so connection IDs are reproducible.
-//! * Links (`link`, `loss`, `network`): drop-tail queue, serialisation at the link rate (IPv4/UDP
-//!   headers included), propagation delay, channel loss decided as a packet leaves the link.
-//! * Ground truth (`truth`): every drop with its cause, against which the controllers' verdicts
-//!   (captured from their `tracing` events by `capture`) are scored.
+//! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream kept topped
+//!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
+//!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
+//!   flow's endpoints have their own fake addresses; nothing touches a socket.
+//! * Links (`link`, `loss`, `network`): per direction a drop-tail queue of `queue` packets waiting
+//!   besides the one being serialised (overflow drops happen at enqueue), serialisation at the
+//!   link rate (IPv4/UDP headers included), propagation delay, and channel loss decided as a
+//!   packet *leaves* the link, after serialisation. One seeded RNG per link direction.
+//! * Ground truth (`truth`): every drop with its cause and the instant quinn produced the packet,
+//!   against which the controllers' verdicts (captured from their `tracing` events by `capture`)
+//!   are scored: a loss event's `now - sent_age_us` (microsecond resolution) names the dropped
+//!   packet.
 //!
-//! Pacing and ACK timing are quinn's own: the simulator only honours `poll_timeout`.
+//! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The sender asks
+//! the receiver (ACK frequency extension) to acknowledge every other packet and to delay an ACK
+//! by at most 1 ms. Flow-control windows are many path BDPs deep, and the idle timeout outlives
+//! the run, so the congestion controller alone limits each flow.
 
 mod capture;
 pub mod clock;
@@ -125,14 +134,20 @@ fn transport(
     let udp_mtu = scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16);
     tc.initial_mtu(udp_mtu);
     tc.mtu_discovery_config(None);
-    // Flow control must never be what limits a flow.
+    // Flow control must never be what limits a flow. The sender buffers up to `send_window`
+    // unacknowledged bytes ahead; the receive windows are twice that, so the buffering itself
+    // never runs into the peer's limit (quinn would send DATA_BLOCKED frames, which are what
+    // `flow_control_limited` reports).
     let window = (4 * pipe).max(MIN_WINDOW);
-    let varint = VarInt::from_u64(window).map_err(|e| SimError::Scenario(e.to_string()))?;
+    let varint = VarInt::from_u64(2 * window).map_err(|e| SimError::Scenario(e.to_string()))?;
     tc.stream_receive_window(varint);
     tc.receive_window(varint);
     tc.send_window(window);
-    // Far above any stall a scenario can cause; no keep-alives to distort the flows.
-    tc.max_idle_timeout(Some(IdleTimeout::from(VarInt::from_u32(60_000))));
+    // Longer than the run (and at least 60 s), so no stall, however long, ends a connection: a
+    // stalled flow shows up as low goodput. No keep-alives to distort the flows.
+    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
+    let idle = VarInt::from_u64(idle_ms).map_err(|e| SimError::Scenario(e.to_string()))?;
+    tc.max_idle_timeout(Some(IdleTimeout::from(idle)));
     tc.keep_alive_interval(None);
     if let Some(id) = sender {
         controllers::apply(id, &mut tc)?;
@@ -300,8 +315,9 @@ impl Sim {
             let Some(f) = self.flows.get_mut(e.flow) else {
                 continue;
             };
-            if e.ssthresh.is_some() {
-                f.ssthresh = e.ssthresh;
+            if let Some(ss) = e.ssthresh {
+                // `u64::MAX` stands for "no reduction yet".
+                f.ssthresh = (ss != u64::MAX).then_some(ss);
             }
             if e.loss {
                 if let Some(verdict) = e.verdict {

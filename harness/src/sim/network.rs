@@ -128,10 +128,9 @@ impl Net {
             ecn,
             data,
         };
-        match self.forward(now, packet) {
-            // No links at all: deliver as a separate event, never from inside a send.
-            Some(p) => self.queue.push(now, Event::Packet(p)),
-            None => {}
+        // A path without links: deliver as a separate event, never from inside a send.
+        if let Some(p) = self.forward(now, packet) {
+            self.queue.push(now, Event::Packet(p));
         }
     }
 

@@ -1,0 +1,124 @@
+//! The simulator against physics: a lossless flow fills its link, NewReno under random loss
+//! follows the Mathis formula, and the ground truth tells channel loss from queue overflow.
+
+mod sim_common;
+
+use discern_harness::report::{RunOutput, Sample};
+use discern_harness::scenario::LossModel;
+use discern_harness::sim;
+use sim_common::*;
+
+/// Delivered bytes per second between `from` and the last sample.
+fn steady_goodput_bps(samples: &[Sample], from: f64) -> f64 {
+    let first = samples.iter().find(|s| s.t_s >= from).expect("samples");
+    let last = samples.last().unwrap();
+    (last.delivered_bytes - first.delivered_bytes) as f64 * 8.0 / (last.t_s - first.t_s)
+}
+
+fn mean_rtt(out: &RunOutput) -> f64 {
+    let s = &out.series[0].samples;
+    s.iter().map(|s| s.rtt_s).sum::<f64>() / s.len() as f64
+}
+
+#[test]
+fn lossless_flow_fills_the_link() {
+    let rate = 10e6;
+    let s = scenario(
+        "fill",
+        8.0,
+        1,
+        vec![link("l", 10.0, 20, bdp_packets(10.0, 40), LossModel::None)],
+        vec![flow("quinn-newreno", 0, None)],
+    );
+    let out = sim::run(&s).expect("run");
+    let f = &out.summary.flows[0];
+    let steady = steady_goodput_bps(&out.series[0].samples, 2.0);
+    // Goodput counts application bytes only: each 1500-byte packet carries ~1440 of them.
+    let payload_share = f.bytes_delivered as f64 / (f.packets_delivered as f64 * 1500.0);
+    eprintln!(
+        "steady goodput {:.3} Mbit/s = {:.1} % of the link, {:.1} % of its payload capacity",
+        steady / 1e6,
+        100.0 * steady / rate,
+        100.0 * steady / (rate * payload_share)
+    );
+    assert!(steady >= 0.95 * rate * payload_share, "steady {steady}");
+    assert!(steady >= 0.93 * rate, "steady {steady}");
+    assert!(!f.flow_control_limited);
+    assert_eq!(out.summary.drops.unwrap().channel, 0);
+}
+
+/// NewReno under Bernoulli loss p: goodput within a factor 1.5 of MSS/RTT * 1.22/sqrt(p).
+#[test]
+fn newreno_follows_mathis() {
+    for (p, secs) in [(0.001, 60.0), (0.003, 40.0), (0.01, 30.0)] {
+        // A fast, deep link that random loss, not the link, limits.
+        let s = scenario(
+            "mathis",
+            secs,
+            3,
+            vec![link("l", 100.0, 10, 1000, LossModel::Bernoulli { rate: p })],
+            vec![flow("quinn-newreno", 0, None)],
+        );
+        let out = sim::run(&s).expect("run");
+        let f = &out.summary.flows[0];
+        let mss = f.bytes_delivered as f64 / f.packets_delivered as f64;
+        let rtt = mean_rtt(&out);
+        let mathis = mss * 8.0 / rtt * 1.22 / p.sqrt();
+        let ratio = f.goodput_bps / mathis;
+        eprintln!(
+            "p={p}: goodput {:.2} Mbit/s, Mathis {:.2} Mbit/s, ratio {ratio:.2}",
+            f.goodput_bps / 1e6,
+            mathis / 1e6
+        );
+        assert!((1.0 / 1.5..=1.5).contains(&ratio), "p={p}: ratio {ratio}");
+        // Never overloaded: every drop is the channel's, and each decision scores as random loss
+        // judged congestion (quinn's NewReno has no other verdict).
+        let drops = out.summary.drops.unwrap();
+        assert_eq!(drops.queue, 0);
+        assert!(drops.channel > 50);
+        let acc = out.summary.verdict_accuracy.unwrap();
+        assert_eq!(
+            acc.random_as_congestion,
+            f.verdicts.congestion - acc.spurious
+        );
+        assert_eq!(f.verdicts.congestion, f.congestion_events);
+        assert_eq!(acc.congestion_as_congestion + acc.random_as_random, 0);
+        // The channel's loss rate is within statistical spread of p.
+        let m = out.summary.links[0].measured.unwrap();
+        let n = f.packets_delivered as f64;
+        let sd = (p * (1.0 - p) / n).sqrt();
+        assert!(
+            (m.loss_rate - p).abs() < 4.0 * sd,
+            "loss rate {}",
+            m.loss_rate
+        );
+    }
+}
+
+#[test]
+fn overloaded_bottleneck_drops_are_mostly_queue() {
+    let mut f = flow("quinn-newreno", 0, None);
+    f.count = 4;
+    let s = scenario(
+        "overload",
+        5.0,
+        2,
+        vec![link(
+            "l",
+            10.0,
+            20,
+            20,
+            LossModel::Bernoulli { rate: 0.0005 },
+        )],
+        vec![f],
+    );
+    let out = sim::run(&s).expect("run");
+    let d = out.summary.drops.unwrap();
+    eprintln!("drops {d:?}");
+    assert!(d.queue > 20);
+    assert!(d.queue as f64 > 0.8 * (d.queue + d.channel) as f64, "{d:?}");
+    let acc = out.summary.verdict_accuracy.unwrap();
+    assert!(acc.congestion_as_congestion > acc.random_as_congestion);
+    let total: f64 = out.summary.flows.iter().map(|f| f.goodput_bps).sum();
+    assert!(total > 8.5e6, "total goodput {total}");
+}
