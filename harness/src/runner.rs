@@ -81,7 +81,7 @@ mod tests {
     #[test]
     fn kernel_tcp_ids_need_netns() {
         let mut s = crate::scenario::Scenario::from_toml(
-            "name = \"t\"\nduration = \"1s\"\n[[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 10\n[[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n",
+            "name = \"t\"\ndescription = \"t\"\nduration = \"1s\"\n[[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 10\n[[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n",
             "t",
             &[],
         )

@@ -163,6 +163,19 @@ impl Plan {
                 subnet: Subnet::nth(l)?,
             });
         }
+        for (s, f) in scenario.flows.iter().enumerate() {
+            let mut seen = vec![links[f.path[0]].head];
+            for &l in &f.path {
+                let next = links[l].tail;
+                if seen.contains(&next) {
+                    return Err(format!(
+                        "flow {s}: the path comes back to a router it already crossed (at link `{}`)",
+                        scenario.links[l].name
+                    ));
+                }
+                seen.push(next);
+            }
+        }
         let mut flows = Vec::with_capacity(specs.len());
         for (index, &spec) in specs.iter().enumerate() {
             let path = scenario.flows[spec].path.clone();
