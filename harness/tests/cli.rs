@@ -165,10 +165,27 @@ fn unknown_link_kind_is_an_error() {
 }
 
 #[test]
-fn netns_says_it_is_not_built_yet() {
+fn netns_runs_as_root_and_says_how_otherwise() {
     let dir = workdir();
-    let o = discern(dir.path(), &["run", "tiny", "--link", "netns"]);
-    assert_fails_with(&o, "the netns runner is not built yet");
+    let o = discern(
+        dir.path(),
+        &["run", "tiny", "--link", "netns", "--out", "o"],
+    );
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert_fails_with(&o, "needs root");
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = std::fs::read_to_string(dir.path().join("o/summary.json")).unwrap();
+    assert!(summary.contains("\"kind\": \"netns\""), "{summary}");
+}
+
+#[test]
+fn kernel_tcp_on_the_simulator_is_a_clear_error() {
+    let dir = workdir();
+    let o = discern(dir.path(), &["run", "tiny", "--controller", "tcp-cubic"]);
+    assert_fails_with(&o, "tcp-cubic runs only with --link netns");
 }
 
 #[test]

@@ -328,3 +328,20 @@ fn sim_and_netns_agree_for_newreno_at_1_percent_loss() {
     // Loss-limited goodput varies from run to run; six seconds hold enough loss events.
     sim_vs_netns(0.01, "6s");
 }
+
+#[test]
+fn clean_removes_what_a_killed_run_left() {
+    let Some(_g) = serial() else { return };
+    // A namespace as a run of a process that no longer exists would have left it.
+    let stray = "dsc7ffffff0r0-h0";
+    let _ = Command::new("ip").args(["netns", "add", stray]).status();
+    assert!(sys::namespaces().iter().any(|n| n == stray));
+    let o = Command::new(env!("CARGO_BIN_EXE_discern"))
+        .arg("clean")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains(stray), "{out}");
+    assert!(!sys::namespaces().iter().any(|n| n == stray));
+}
