@@ -24,7 +24,8 @@ pub struct Summary {
     pub flows: Vec<FlowSummary>,
     /// Per-link configured figures, and in netns the measured ones.
     pub links: Vec<LinkSummary>,
-    /// `sim` only: why packets were dropped, over all links.
+    /// Why packets were dropped, over all links: in `sim`, and in `netns` from the user-space
+    /// engine's counters or `tc -s` statistics.
     pub drops: Option<Drops>,
     /// `sim` only: controller verdicts scored against the simulator's ground truth.
     pub verdict_accuracy: Option<VerdictAccuracy>,
