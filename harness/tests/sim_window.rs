@@ -28,8 +28,7 @@ fn receive_window_caps_goodput_at_window_per_rtt() {
     let s = &out.series[0].samples;
     let from = s.iter().find(|s| s.t_s >= 2.0).expect("samples");
     let last = s.last().unwrap();
-    let steady =
-        (last.delivered_bytes - from.delivered_bytes) as f64 * 8.0 / (last.t_s - from.t_s);
+    let steady = (last.delivered_bytes - from.delivered_bytes) as f64 * 8.0 / (last.t_s - from.t_s);
     let rtt = 0.1 + 1500.0 * 8.0 / 100e6;
     let expected = window as f64 * 8.0 / rtt;
     eprintln!(
@@ -64,10 +63,7 @@ fn a_capped_flow_survives_heavy_random_loss() {
     let out = sim::run(&s).expect("run");
     let f = &out.summary.flows[0];
     let drops = out.summary.drops.unwrap();
-    eprintln!(
-        "goodput {:.3} Mbit/s, drops {drops:?}",
-        f.goodput_bps / 1e6
-    );
+    eprintln!("goodput {:.3} Mbit/s, drops {drops:?}", f.goodput_bps / 1e6);
     assert!(f.verified && f.bytes_delivered > 0);
     assert!(drops.channel > 0);
     assert_eq!(drops.queue, 0);

@@ -134,7 +134,10 @@ fn a_receive_window_is_a_positive_size() {
         parse(&window("73600")).unwrap().flows[1].receive_window,
         Some(Bytes(73_600))
     );
-    assert_eq!(parse(&window("\"64KiB\"")).unwrap().flows[0].receive_window, None);
+    assert_eq!(
+        parse(&window("\"64KiB\"")).unwrap().flows[0].receive_window,
+        None
+    );
     assert_eq!(
         err(&window("\"75Kb\"")),
         "scenarios/x.toml:28:18: flow 1: bad receive_window \"75Kb\": \"Kb\" with a lower-case b \
