@@ -134,12 +134,41 @@ pub fn run_footer(summary: &Summary) -> String {
             a.spurious
         );
     }
+    let limited: Vec<String> = summary
+        .flows
+        .iter()
+        .filter(|f| f.flow_control_limited)
+        .map(|f| f.flow.to_string())
+        .collect();
+    if !limited.is_empty() {
+        let _ = writeln!(
+            s,
+            "note: flow control, not the congestion controller, limited flow(s) {} \
+             (the receiver's window; see `receive_window`)",
+            limited.join(", ")
+        );
+    }
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn footer_names_flow_control_limited_flows() {
+        let mut summary: Summary = serde_json::from_str(SUMMARY).unwrap();
+        assert!(!run_footer(&summary).contains("flow control"));
+        summary.flows[0].flow_control_limited = true;
+        assert!(run_footer(&summary).contains("limited flow(s) 0"));
+    }
+
+    const SUMMARY: &str = r#"{"scenario":"s","link":{"kind":"sim","engine":"e"},"duration_s":1.0,
+        "seed":1,"flows":[{"flow":0,"controller":"newreno","bytes_delivered":1,
+        "packets_delivered":1,"goodput_bps":8.0,"start_s":0.0,"completion_time_s":null,
+        "lost_packets":0,"congestion_events":0,"verdicts":{"random":0,"congestion":0},
+        "verified":true,"flow_control_limited":false}],"links":[],"drops":null,
+        "verdict_accuracy":null}"#;
 
     #[test]
     fn aligns_numbers_right_and_text_left() {
