@@ -168,12 +168,14 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
             continue;
         }
         let pipe = pipe_bytes(scenario, &fp.path);
+        let cap = spec.receive_window.map(|b| b.0);
         let mut server_config = identity.server_config()?;
-        server_config.transport = Arc::new(quic::transport(scenario, pipe, None)?);
+        server_config.transport = Arc::new(quic::transport(scenario, pipe, cap, None)?);
         let mut client_config = identity.client_config()?;
         client_config.transport_config(Arc::new(quic::transport(
             scenario,
             pipe,
+            cap,
             Some(&spec.controller),
         )?));
         ready.push(Ready::Quic(Box::new(quic::QuicFlow {

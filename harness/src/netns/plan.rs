@@ -282,6 +282,7 @@ mod tests {
                     start: Duration::ZERO,
                     bytes: None,
                     count: 1,
+                    receive_window: None,
                 })
                 .collect(),
             source: None,
