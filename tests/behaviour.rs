@@ -100,8 +100,11 @@ fn on_a_congested_error_free_bottleneck_discriminating_controllers_do_no_harm() 
             .fold((0, 0), |(r, c), f: &FlowSummary| {
                 (r + f.verdicts.random, c + f.verdicts.congestion)
             });
+        // Mostly congestion. Modified SACK's delayed fast recovery calls the first loss of every
+        // episode random by design (S_M_LOSS) and reduces on the next, so about a third of its
+        // verdicts on a congested path are "random" while its window still halves.
         assert!(
-            verdicts.1 as f64 >= 0.7 * (verdicts.0 + verdicts.1) as f64,
+            verdicts.1 as f64 > 0.6 * (verdicts.0 + verdicts.1) as f64,
             "{controller}: {verdicts:?} (random, congestion)"
         );
         let ratio = total_goodput(&summary) / total_goodput(&newreno);

@@ -1,5 +1,6 @@
 //! The discern harness: scenarios, the deterministic simulator, the netns runner, metrics and plots.
 
+pub mod capture;
 pub mod cli;
 pub mod netns;
 pub mod output;

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::capture::CwndEvent;
+use crate::capture::{CwndEvent, Verdict};
 use crate::report::{FlowSummary, Sample, Verdicts};
 
 /// How often every flow is sampled, besides its controller's window events.
@@ -58,10 +58,10 @@ impl FlowResult {
 pub fn verdicts(events: &[&CwndEvent]) -> Verdicts {
     let mut v = Verdicts::default();
     for e in events.iter().filter(|e| e.loss) {
-        match e.verdict.as_deref() {
-            Some("random") => v.random += 1,
-            Some("congestion") => v.congestion += 1,
-            _ => {}
+        match e.verdict {
+            Some(Verdict::Random) => v.random += 1,
+            Some(Verdict::Congestion) => v.congestion += 1,
+            None => {}
         }
     }
     v
@@ -138,7 +138,8 @@ mod tests {
             loss,
             cwnd: Some(cwnd),
             ssthresh: Some(ss),
-            verdict: loss.then(|| "random".to_string()),
+            verdict: loss.then_some(Verdict::Random),
+            sent_age_us: None,
         };
         let e1 = ev(15, 5000, u64::MAX, false);
         let e2 = ev(25, 3000, 3000, true);

@@ -16,7 +16,6 @@
 //!   (`names`); SIGINT and SIGTERM end the run through the same clean-up as an error or a panic;
 //!   `discern clean` (`clean`) removes what a killed run left.
 
-pub mod capture;
 mod clean;
 pub mod flow;
 pub mod names;
@@ -39,13 +38,13 @@ use anyhow::{anyhow, bail, Context};
 use tokio::signal::unix::{signal, SignalKind};
 use tracing_subscriber::layer::SubscriberExt;
 
+use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
     Drops, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
 };
 use crate::scenario::Scenario;
 use crate::sim::link::IP_UDP_OVERHEAD;
 use crate::sim::{loss, tls};
-use capture::{CaptureLayer, CwndEvent, Sink};
 use flow::FlowResult;
 use names::RunPrefix;
 use plan::{Node, Plan};

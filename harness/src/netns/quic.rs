@@ -1,7 +1,7 @@
 //! QUIC flows on real sockets: per flow a quinn client (the sender, one unidirectional stream) in
 //! the sender's namespace and a server (the receiver, which checks every byte) in the receiver's,
 //! on the calling tokio runtime. Each side has its own endpoint; the client connects inside a
-//! `netns_flow` span, which quinn's connection task inherits, so the controller's events name the
+//! `capture::SPAN` span, which quinn's connection task inherits, so the controller's events name the
 //! flow.
 
 use std::net::{SocketAddr, UdpSocket};
@@ -105,7 +105,7 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
             deadline,
         )
         .instrument(tracing::info_span!(
-            "netns_flow",
+            crate::capture::SPAN,
             index = index as u64,
             role = "receiver"
         )),
@@ -113,7 +113,8 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
     let start_at = epoch + flow.start;
     tokio::time::sleep_until(start_at.into()).await;
 
-    let sender_span = tracing::info_span!("netns_flow", index = index as u64, role = "sender");
+    let sender_span =
+        tracing::info_span!(crate::capture::SPAN, index = index as u64, role = "sender");
     let connection = async {
         let connecting = client
             .connect_with(flow.client_config, flow.server_addr, tls::SERVER_NAME)

@@ -167,7 +167,11 @@ impl FlowState {
                 packets: 0,
                 ended: false,
             },
-            span: tracing::info_span!("sim_flow", index = s.index as u64, role = "sender"),
+            span: tracing::info_span!(
+                crate::capture::SPAN,
+                index = s.index as u64,
+                role = "sender"
+            ),
             completion: None,
             started: false,
             verdicts: Verdicts::default(),

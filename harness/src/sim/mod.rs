@@ -22,7 +22,6 @@
 //! `receive_window` (the receiver's advertised window, which then caps the bytes in flight), and
 //! the idle timeout outlives the run, so otherwise the congestion controller alone limits each flow.
 
-mod capture;
 pub mod clock;
 mod controllers;
 mod flow;
@@ -39,12 +38,12 @@ use std::time::{Duration, Instant};
 use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
 use tracing_subscriber::layer::SubscriberExt;
 
+use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
     FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
     VerdictAccuracy,
 };
 use crate::scenario::Scenario;
-use capture::{CaptureLayer, CwndEvent, Sink};
 use clock::{from_duration, secs, Clock, VTime, NANOS_PER_SEC};
 use flow::{FlowSetup, FlowState};
 use link::IP_UDP_OVERHEAD;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::clock::VTime;
 use super::loss::Direction;
+pub use crate::capture::Verdict;
 use crate::report::{Drops, VerdictAccuracy};
 
 /// Which endpoint of a flow sent a datagram.
@@ -39,12 +40,6 @@ pub struct DropRecord {
 }
 
 /// A controller's classification of a loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Random,
-    Congestion,
-}
-
 #[derive(Default)]
 pub struct GroundTruth {
     records: Vec<DropRecord>,

@@ -1,11 +1,15 @@
-//! Captures the controllers' `tracing` events (target `discern::cwnd`, DESIGN 2.4) during a run.
+//! Captures the controllers' `tracing` events (target `discern::cwnd`, DESIGN 2.4) during a run,
+//! for both runners.
 //!
-//! The layer is installed only on the run's thread. Events are attributed to a flow by the span the
-//! simulator enters around every call into a flow's sender-side connection (`sim_flow`, fields
-//! `index` and `role`); events outside such a span, or inside a receiver-side one, are ignored.
-//! Every other callsite (quinn-proto's own tracing) is disabled, so it costs nothing.
+//! Events are attributed to a flow by the span [`SPAN`] (fields `index` and `role`) that the
+//! runner enters around every call into a flow's sender-side connection (simulator) or
+//! instruments the flow's connect with (netns: quinn spawns each connection's driver inside
+//! `connect()`, under the span current then). Events outside such a span, or inside a
+//! receiver-side one, are ignored. Every other callsite (quinn-proto's own tracing) is disabled,
+//! so it costs nothing.
 
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
@@ -14,16 +18,25 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-use super::truth::Verdict;
-
 pub const TARGET: &str = "discern::cwnd";
-pub const SPAN: &str = "sim_flow";
+/// The span a runner enters (or instruments a flow's tasks with) around a flow's sender-side
+/// work, with fields `index` (the flow) and `role` (`sender` or `receiver`).
+pub const SPAN: &str = "discern_flow";
 
-/// One controller event, as far as the simulator uses it.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What a controller concluded about a loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Random,
+    Congestion,
+}
+
+/// One controller event, as far as the runners use it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CwndEvent {
     /// Flow index (from the span), not the controller's own id.
     pub flow: usize,
+    /// When the event was emitted (wall clock; the simulator keeps its own virtual time).
+    pub at: Instant,
     pub loss: bool,
     pub cwnd: Option<u64>,
     pub ssthresh: Option<u64>,
@@ -31,7 +44,7 @@ pub struct CwndEvent {
     pub sent_age_us: Option<u64>,
 }
 
-/// Captured events, drained by the simulator after each call into a sender.
+/// Captured events, drained by the runner.
 pub type Sink = Arc<Mutex<Vec<CwndEvent>>>;
 
 #[derive(Debug, Clone, Copy)]
@@ -182,7 +195,12 @@ where
         };
         let mut e = CwndEvent {
             flow: tag.index,
-            ..CwndEvent::default()
+            at: Instant::now(),
+            loss: false,
+            cwnd: None,
+            ssthresh: None,
+            verdict: None,
+            sent_age_us: None,
         };
         event.record(&mut EventVisitor(&mut e));
         if let Ok(mut sink) = self.sink.lock() {
@@ -201,8 +219,8 @@ mod tests {
         let sink = Sink::default();
         let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
         tracing::subscriber::with_default(subscriber, || {
-            let s = tracing::info_span!("sim_flow", index = 3u64, role = "sender");
-            let r = tracing::info_span!("sim_flow", index = 3u64, role = "receiver");
+            let s = tracing::info_span!(SPAN, index = 3u64, role = "sender");
+            let r = tracing::info_span!(SPAN, index = 3u64, role = "receiver");
             s.in_scope(|| {
                 tracing::debug!(target: "discern::cwnd", flow = 99u64, event = "loss",
                     cwnd = 1000u64, ssthresh = 500u64, state = "recovery", verdict = "random",
@@ -214,11 +232,14 @@ mod tests {
             });
             tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 8u64);
         });
-        let got = sink.lock().unwrap().clone();
+        let mut got = sink.lock().unwrap().clone();
+        let at = got.first().map(|e| e.at).unwrap_or_else(Instant::now);
+        got.iter_mut().for_each(|e| e.at = at);
         assert_eq!(
             got,
             vec![CwndEvent {
                 flow: 3,
+                at,
                 loss: true,
                 cwnd: Some(1000),
                 ssthresh: Some(500),
