@@ -80,7 +80,9 @@ impl<A: Algorithm> Controller for Adapter<A> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        let before = self.snapshot();
+        // Most ACKs change nothing worth logging, and most processes log nothing at this level:
+        // only then are the snapshots worth taking.
+        let before = Tracer::window_events_enabled().then(|| self.snapshot());
         let rtt = self.rtt.on_ack(now, sent, rtt);
         self.algorithm.on_ack(&Ack {
             now,
@@ -89,7 +91,9 @@ impl<A: Algorithm> Controller for Adapter<A> {
             app_limited,
             rtt,
         });
-        self.tracer.window_change(before, self.snapshot());
+        if let Some(before) = before {
+            self.tracer.window_change(before, self.snapshot());
+        }
     }
 
     fn on_congestion_event(

@@ -97,7 +97,7 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        let before = self.snapshot();
+        let before = Tracer::window_events_enabled().then(|| self.snapshot());
         let sample = self.rtt.on_ack(now, sent, rtt);
         self.discriminator.on_ack(&Ack {
             now,
@@ -107,7 +107,9 @@ impl<C: Classifier> Controller for LossFilter<C> {
             rtt: sample,
         });
         self.inner.on_ack(now, sent, bytes, app_limited, rtt);
-        self.tracer.window_change(before, self.snapshot());
+        if let Some(before) = before {
+            self.tracer.window_change(before, self.snapshot());
+        }
     }
 
     fn on_end_acks(
@@ -117,10 +119,12 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        let before = self.snapshot();
+        let before = Tracer::window_events_enabled().then(|| self.snapshot());
         self.inner
             .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
-        self.tracer.window_change(before, self.snapshot());
+        if let Some(before) = before {
+            self.tracer.window_change(before, self.snapshot());
+        }
     }
 
     fn on_congestion_event(

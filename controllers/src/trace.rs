@@ -57,6 +57,12 @@ impl Tracer {
         }
     }
 
+    /// Whether any subscriber wants `window` events; when none does, callers skip building the
+    /// snapshots they would compare.
+    pub fn window_events_enabled() -> bool {
+        tracing::enabled!(target: TARGET, Level::DEBUG)
+    }
+
     /// Emits a `window` event if anything the logs show changed.
     pub fn window_change(&self, before: Snapshot, after: Snapshot) {
         if before != after {
