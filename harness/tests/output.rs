@@ -127,6 +127,7 @@ fn scenario(controller: &str) -> Scenario {
             start: Duration::ZERO,
             bytes: None,
             count: 1,
+            receive_window: None,
         }],
         source: None,
     }

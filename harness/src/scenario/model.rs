@@ -74,4 +74,11 @@ pub struct Flow {
     pub bytes: Option<Bytes>,
     /// Number of identical flows this entry stands for (>= 1).
     pub count: u32,
+    /// The receiver's flow-control window (QUIC's counterpart of TCP's advertised window, ns-2's
+    /// `window_`): the stream and connection receive windows are this many bytes, so at most this
+    /// much data is in flight beyond what the receiving application has read (with a prompt
+    /// reader, at most this many bytes in flight). `None`: windows many path BDPs deep, so only
+    /// the congestion controller limits the flow. When the cap binds, the sender runs into it
+    /// and sends DATA_BLOCKED frames, so the run's `flow_control_limited` reports true.
+    pub receive_window: Option<Bytes>,
 }

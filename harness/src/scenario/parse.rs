@@ -19,7 +19,14 @@ const TOP_KEYS: [&str; 7] = [
     "flow",
 ];
 const LINK_KEYS: [&str; 6] = ["name", "rate", "delay", "queue", "loss", "reverse_loss"];
-const FLOW_KEYS: [&str; 5] = ["controller", "path", "start", "bytes", "count"];
+const FLOW_KEYS: [&str; 6] = [
+    "controller",
+    "path",
+    "start",
+    "bytes",
+    "count",
+    "receive_window",
+];
 const MODELS: &str = "none, bernoulli, gilbert-elliott, burst";
 
 /// QUIC needs 1200-byte UDP payloads; IPv4 and UDP headers add 28 bytes.
@@ -159,7 +166,8 @@ impl<'a> Table<'a> {
         Ok(rate)
     }
 
-    fn bytes(&self, e: &Entry) -> Result<Bytes, Diag> {
+    /// A positive size; `zero` says what the size is for, in the message when it is 0.
+    fn bytes(&self, e: &Entry, zero: &str) -> Result<Bytes, Diag> {
         let size = match &e.value.kind {
             Kind::Str(s) => s.parse::<Bytes>().map_err(|err| self.unit_error(e, &err))?,
             Kind::Int(i) => match u64::try_from(*i) {
@@ -178,12 +186,7 @@ impl<'a> Table<'a> {
         if size.0 == 0 {
             return Err(self.diag(
                 e.value.at,
-                format!(
-                    "{} = {} is zero; expected a transfer of at least 1 byte, such as \"1.6MB\" (leave {} out to send for the whole duration)",
-                    e.key,
-                    e.value.render(),
-                    e.key
-                ),
+                format!("{} = {} is zero; expected {zero}", e.key, e.value.render()),
             ));
         }
         Ok(size)
@@ -535,7 +538,10 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         None => Duration::ZERO,
     };
     let bytes = match t.get("bytes") {
-        Some(e) => Some(t.bytes(e)?),
+        Some(e) => Some(t.bytes(
+            e,
+            "a transfer of at least 1 byte, such as \"1.6MB\" (leave bytes out to send for the whole duration)",
+        )?),
         None => None,
     };
     let count = match t.get("count") {
@@ -548,12 +554,20 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         )? as u32,
         None => 1,
     };
+    let receive_window = match t.get("receive_window") {
+        Some(e) => Some(t.bytes(
+            e,
+            "a receive window of at least 1 byte, such as \"75KB\" (leave receive_window out for no cap)",
+        )?),
+        None => None,
+    };
     Ok(Flow {
         controller,
         path,
         start,
         bytes,
         count,
+        receive_window,
     })
 }
 

@@ -102,6 +102,7 @@ fn parses_a_valid_scenario() {
             start: Duration::from_secs(10),
             bytes: Some(Bytes(1_600_000)),
             count: 3,
+            receive_window: None,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -119,6 +120,54 @@ fn optional_keys_take_their_defaults() {
     assert_eq!(s.flows[0].start, Duration::ZERO);
     assert_eq!(s.flows[0].bytes, None);
     assert_eq!(s.flows[0].count, 1);
+    assert_eq!(s.flows[0].receive_window, None);
+}
+
+#[test]
+fn a_receive_window_is_a_positive_size() {
+    let window = |v: &str| edit("count = 3", &format!("count = 3\nreceive_window = {v}"));
+    assert_eq!(
+        parse(&window("\"75KB\"")).unwrap().flows[1].receive_window,
+        Some(Bytes(75_000))
+    );
+    assert_eq!(
+        parse(&window("73600")).unwrap().flows[1].receive_window,
+        Some(Bytes(73_600))
+    );
+    assert_eq!(
+        parse(&window("\"64KiB\"")).unwrap().flows[0].receive_window,
+        None
+    );
+    assert_eq!(
+        err(&window("\"75Kb\"")),
+        "scenarios/x.toml:28:18: flow 1: bad receive_window \"75Kb\": \"Kb\" with a lower-case b \
+         means bits; sizes are in bytes (B), such as 1500, 64KB, 1.6MB or 20MiB"
+    );
+    assert_eq!(
+        err(&window("0")),
+        "scenarios/x.toml:28:18: flow 1: receive_window = 0 is zero; expected a receive window of \
+         at least 1 byte, such as \"75KB\" (leave receive_window out for no cap)"
+    );
+    assert_eq!(
+        err(&window("\"0KB\"")),
+        "scenarios/x.toml:28:18: flow 1: receive_window = \"0KB\" is zero; expected a receive \
+         window of at least 1 byte, such as \"75KB\" (leave receive_window out for no cap)"
+    );
+    assert_eq!(
+        err(&window("-1")),
+        "scenarios/x.toml:28:18: flow 1: bad receive_window \"-1\": a size must be positive, \
+         such as 1500, 64KB, 1.6MB or 20MiB"
+    );
+    assert_eq!(
+        err(&window("7.5")),
+        "scenarios/x.toml:28:18: flow 1: receive_window = 7.5 is a float; expected a size in bytes, \
+         such as 1500 or \"1.6MB\" or \"20MiB\""
+    );
+    assert_eq!(
+        err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
+        "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
+         controller, path, start, bytes, count, receive_window (did you mean \"receive_window\"?)"
+    );
 }
 
 #[test]
@@ -289,7 +338,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -712,6 +761,20 @@ fn overrides_change_flows() {
     assert_eq!(s.flows[1].controller, "reno");
     assert_eq!(s.flow_count(), 6);
 
+    let s = with(&["flow.1.receive_window=75KB"]);
+    assert_eq!(s.flows[0].receive_window, None);
+    assert_eq!(s.flows[1].receive_window, Some(Bytes(75_000)));
+    let s = with(&["flow.*.receive_window=73600"]);
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.receive_window == Some(Bytes(73_600))));
+    assert_eq!(
+        with_err(&["flow.0.receive_window=0"]),
+        "--set flow.0.receive_window=0: flow 0: receive_window = 0 is zero; expected a receive \
+         window of at least 1 byte, such as \"75KB\" (leave receive_window out for no cap)"
+    );
+
     let s = with(&["flow.*.controller=westwood", "flow.*.start=2s"]);
     assert!(s.flows.iter().all(|f| f.controller == "westwood"));
     assert!(s.flows.iter().all(|f| f.start == Duration::from_secs(2)));
@@ -741,7 +804,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count"
+         with FIELD one of: controller, path, start, bytes, count, receive_window"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(

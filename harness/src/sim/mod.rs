@@ -18,8 +18,9 @@
 //!
 //! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The sender asks
 //! the receiver (ACK frequency extension) to acknowledge every other packet and to delay an ACK
-//! by at most 1 ms. Flow-control windows are many path BDPs deep, and the idle timeout outlives
-//! the run, so the congestion controller alone limits each flow.
+//! by at most 1 ms. Flow-control windows are many path BDPs deep unless the flow sets
+//! `receive_window` (the receiver's advertised window, which then caps the bytes in flight), and
+//! the idle timeout outlives the run, so otherwise the congestion controller alone limits each flow.
 
 mod capture;
 mod clock;
@@ -124,25 +125,33 @@ struct Sim {
 }
 
 /// The transport parameters of one side of a flow whose path has this bandwidth-delay product
-/// plus queues (`pipe` bytes).
+/// plus queues (`pipe` bytes), and whose receiver advertises `receive_window` bytes if set.
 fn transport(
     scenario: &Scenario,
     pipe: u64,
+    receive_window: Option<u64>,
     sender: Option<&str>,
 ) -> Result<TransportConfig, SimError> {
     let mut tc = TransportConfig::default();
     let udp_mtu = scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16);
     tc.initial_mtu(udp_mtu);
     tc.mtu_discovery_config(None);
-    // Flow control must never be what limits a flow. The sender buffers up to `send_window`
-    // unacknowledged bytes ahead; the receive windows are twice that, so the buffering itself
-    // never runs into the peer's limit (quinn would send DATA_BLOCKED frames, which are what
-    // `flow_control_limited` reports).
+    // Without a receive window, flow control must never be what limits a flow. The sender buffers
+    // up to `send_window` unacknowledged bytes ahead; the receive windows are twice that, so the
+    // buffering itself never runs into the peer's limit (quinn would send DATA_BLOCKED frames,
+    // which are what `flow_control_limited` reports).
     let window = (4 * pipe).max(MIN_WINDOW);
-    let varint = VarInt::from_u64(2 * window).map_err(|e| SimError::Scenario(e.to_string()))?;
-    tc.stream_receive_window(varint);
-    tc.receive_window(varint);
-    tc.send_window(window);
+    let varint = |v: u64| VarInt::from_u64(v).map_err(|e| SimError::Scenario(e.to_string()));
+    // A `receive_window` is the receiver's cap, as TCP's advertised window: at most this much
+    // data beyond what the application has read. The sender buffers at least as much, so the cap
+    // alone binds.
+    let receive = match (receive_window, sender) {
+        (Some(cap), None) => cap,
+        _ => 2 * window,
+    };
+    tc.stream_receive_window(varint(receive)?);
+    tc.receive_window(varint(receive)?);
+    tc.send_window(window.max(receive_window.unwrap_or(0)));
     // Longer than the run (and at least 60 s), so no stall, however long, ends a connection: a
     // stalled flow shows up as low goodput. No keep-alives to distort the flows.
     let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
@@ -205,8 +214,9 @@ impl Sim {
                 .sum();
             let bdp = (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64;
             let pipe = bdp + queues * scenario.mtu as u64;
-            let receiver = Arc::new(transport(scenario, pipe, None)?);
-            let sender = Arc::new(transport(scenario, pipe, Some(&spec.controller))?);
+            let cap = spec.receive_window.map(|b| b.0);
+            let receiver = Arc::new(transport(scenario, pipe, cap, None)?);
+            let sender = Arc::new(transport(scenario, pipe, cap, Some(&spec.controller))?);
             for _ in 0..spec.count {
                 let index = flows.len();
                 let mut server_config = server_base.clone();

@@ -24,6 +24,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         start: Duration::from_millis(start_ms),
         bytes: bytes.map(Bytes),
         count: 1,
+        receive_window: None,
     }
 }
 
