@@ -7,8 +7,8 @@
 #   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
 #   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
 #
-# Needs cargo and Python 3 (standard library only). Takes about 5 minutes with JOBS=1 on one
-# core after the release build (see docs/RESULTS.md for the measured time).
+# Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
+# release build (see docs/RESULTS.md for the measured time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,14 +90,11 @@ fi
 mkdir -p docs/results
 copy() { cp "$OUT/$1" "docs/results/$2"; }
 copy 000-t1-100s/goodput.png 000-goodput.png
-copy "$(cd $OUT && ls -d 000-t1-100s/runs/*loss.rate=0.01-modified-sack_tolerance=0.05)/cwnd.png" 000-cwnd-msack-per0.01.png
 copy "$(cd $OUT && ls -d 001/runs/*drops=4-tahoe)/cwnd.png" 001-cwnd-tahoe.png
 copy "$(cd $OUT && ls -d 001/runs/*drops=4-modified-tahoe)/cwnd.png" 001-cwnd-modified-tahoe.png
 copy 002-loss/goodput.png 002-goodput-loss.png
-copy 002-three/goodput.png 002-goodput-three.png
 copy 003/goodput.png 003-goodput.png
 copy 004-errors-only/goodput.png 004-goodput-errors-only.png
-copy 004-errors-and-congestion/goodput.png 004-goodput-errors-and-congestion.png
 
 python3 scripts/results_tables.py "$OUT" docs/RESULTS.md
 echo "total $((SECONDS - start)) s"

@@ -190,7 +190,7 @@ def mean_cwnd_packets(run_dir, mss=1472):
 def t001(out):
     sw = Sweep(out, "001")
     controllers = ["tahoe", "modified-tahoe", "reno", "newreno"] + PEERS
-    header = ["controller"] + [f"{d} drop{'s' if d != '1' else ''}: download s / mean cwnd (packets) / window cuts"
+    header = ["controller"] + [f"{d} drop{'s' if d != '1' else ''}: download s / mean cwnd (packets) / loss events"
                                for d in ["1", "4", "10"]]
     rows = []
     for c in controllers:
