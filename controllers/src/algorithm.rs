@@ -26,8 +26,10 @@ pub enum Growth {
     /// Slow start below ssthresh, one MSS per window above it (RFC 5681 with RFC 3465 byte
     /// counting).
     Reno,
-    /// Paper 003's fractional increment: `cwnd += alpha * MSS * acked / cwnd` in every phase,
-    /// after capping cwnd at ssthresh.
+    /// Paper 003's fractional increment: `cwnd += alpha * MSS * acked / cwnd` in every phase.
+    /// ssthresh does not cap it: the reduction already leaves `cwnd = ssthresh` (see [`SackFew`]).
+    ///
+    /// [`SackFew`]: crate::SackFew
     Fractional { alpha: f64 },
 }
 
@@ -121,7 +123,6 @@ impl<C: Classifier> WindowAlgorithm<C> {
         match self.growth {
             Growth::Reno => self.window.grow_reno(acked),
             Growth::Fractional { alpha } => {
-                self.window.cap_at_ssthresh();
                 let mss = self.window.mss() as f64;
                 let increment =
                     alpha * mss * acked as f64 / self.window.cwnd() as f64 + self.growth_carry;

@@ -7,13 +7,17 @@ use crate::Adapter;
 /// Window Increment (SACK-FeW)"), section 2: SACK TCP whose window grows by a fraction `alpha`
 /// of a packet per window, in slow start and avoidance alike.
 ///
-/// Section 2.2's algorithm, per ACK: `cwnd = min(cwnd, ssthresh)` (step 4), then
-/// `cwnd += alpha / cwnd` in packets (step 5), i.e. in bytes `cwnd += alpha * MSS * acked / cwnd`
-/// per acknowledged byte count. There is no exponential phase. We follow step 4 literally: once
-/// a reduction has set ssthresh, the window stays within one increment of it. With the paper's
-/// `alpha = 0.01` the window grows by about one MSS per 100 RTTs anyway: the scheme is made for
-/// 802.11 multihop paths whose best window is a few packets. Losses get SACK's (NewReno's)
-/// response: halve once per window.
+/// Section 2.2's algorithm: on SACKs that report a loss, retransmit (step 3) and set
+/// `cwnd = min(cwnd, ssthresh)` (step 4); on every ACK, `cwnd += alpha / cwnd` in packets
+/// (step 5), i.e. in bytes `cwnd += alpha * MSS * acked / cwnd` per acknowledged byte count.
+/// There is no exponential phase. We read step 4 as SACK TCP's exit from fast recovery (the
+/// window deflates to ssthresh), which our reduction already does (`cwnd = ssthresh = cwnd / 2`).
+/// Capping the window at ssthresh on every ACK instead would leave it unable ever to grow past
+/// the first reduction: every loss would ratchet it down to the 2-MSS floor and `alpha` would
+/// not matter, contradicting the paper's Table 2 (SACK-FeW within 1 % of SACK at 10 nodes).
+/// With the paper's `alpha = 0.01` the window grows by about one MSS per 100 RTTs: the scheme
+/// is made for 802.11 multihop paths whose best window is a few packets. Losses get SACK's
+/// (NewReno's) response: halve once per window.
 ///
 /// Mapping to QUIC: SACK is QUIC's ACK ranges; the increment counts acknowledged bytes, so it
 /// does not depend on how often the peer acknowledges. Cannot be carried over: the paper's gains

@@ -303,6 +303,36 @@ fn sack_few_grows_about_alpha_mss_per_rtt_without_an_exponential_phase() {
 }
 
 #[test]
+fn sack_few_grows_past_ssthresh_after_a_reduction() {
+    // Paper 003 step 4 (cwnd = min(cwnd, ssthresh)) is the exit from fast recovery, not a cap on
+    // every ACK: after a halving the window must keep growing by alpha MSS per window, or every
+    // loss would ratchet it down to the floor for good.
+    for alpha in [0.01, 0.1, 1.0] {
+        let mut config = SackFewConfig::default();
+        config.alpha(alpha);
+        let mut path = settled(config.algorithm(MSS));
+        path.lose(1);
+        path.round(); // ends recovery
+        let ssthresh = path.window().ssthresh();
+        let start = path.cwnd_packets();
+        let rounds = 100;
+        path.rounds(rounds);
+        let grown = path.cwnd_packets() - start;
+        let expected = alpha * rounds as f64;
+        assert!(
+            path.cwnd() > ssthresh,
+            "alpha {alpha}: cwnd {} stayed at ssthresh {ssthresh}",
+            path.cwnd()
+        );
+        // A round acknowledges whole packets only, floor(cwnd) of cwnd: up to ~20 % less growth.
+        assert!(
+            (grown - expected).abs() <= expected * 0.25 + 0.01,
+            "alpha {alpha}: grew {grown} packets in {rounds} RTTs after a reduction, expected about {expected}"
+        );
+    }
+}
+
+#[test]
 fn newreno_doubles_per_rtt_in_slow_start_and_adds_one_mss_in_avoidance() {
     let mut path = Path::new(NewRenoConfig::default().algorithm(MSS));
     assert_eq!(path.cwnd(), DEFAULT_INITIAL_WINDOW);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Regenerates docs/RESULTS.md: runs every sweep of the five papers' scenarios on the simulator
+# into out/results/, copies the plots the document shows into docs/results/, and rewrites the
+# generated tables in docs/RESULTS.md (scripts/results_tables.py).
+#
+#   scripts/results.sh            # all sweeps, one run at a time (JOBS=1)
+#   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
+#   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
+#
+# Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
+# release build (see docs/RESULTS.md for the measured time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OUT=out/results
+JOBS=${JOBS:-1}
+D=target/release/discern
+# Beside every paper's controllers: quinn's own three and the Composite classifier in front of CUBIC.
+PEERS=quinn-newreno,quinn-cubic,quinn-bbr,composite+quinn-cubic
+MSACK=newreno,modified-sack:tolerance=0,modified-sack:tolerance=0.02,modified-sack:tolerance=0.05,modified-sack:tolerance=0.1,modified-sack:tolerance=0.2
+PER=0,0.00001,0.0001,0.001,0.01
+
+sweep() {
+    local name=$1
+    shift
+    local t0=$SECONDS
+    rm -rf "${OUT:?}/$name"
+    "$D" sweep "$@" --jobs "$JOBS" --out "$OUT/$name" >"$OUT/$name.log" 2>&1 || {
+        cat "$OUT/$name.log"
+        exit 1
+    }
+    echo "  $name: $((SECONDS - t0)) s"
+}
+
+start=$SECONDS
+if [[ -z ${TABLES_ONLY:-} ]]; then
+    cargo build --release -p discern-harness
+    mkdir -p "$OUT"
+    build=$SECONDS
+    echo "sweeps (--jobs $JOBS):"
+
+    # Paper 000, Tables 1-2 (topology I, errors only) and 3-4 (topology II; only the measured
+    # flow 0 changes controller, the 7 cross flows stay NewReno).
+    sweep 000-t1-100s scenarios/000-topology-1.toml --vary link.wireless.loss.rate=$PER \
+        --controller $MSACK,$PEERS
+    sweep 000-t1-10s scenarios/000-topology-1.toml --set duration=10s \
+        --vary link.wireless.loss.rate=$PER --controller $MSACK,$PEERS
+    sweep 000-t2-100s scenarios/000-topology-2.toml --vary link.wireless.loss.rate=$PER \
+        --vary flow.0.controller=$MSACK,$PEERS
+    sweep 000-t2-10s scenarios/000-topology-2.toml --set duration=10s \
+        --vary link.wireless.loss.rate=$PER --vary flow.0.controller=$MSACK,$PEERS
+
+    # Paper 001, Figs. 3-10: one handover dropping 1, 4 or 10 packets during a 1.6 MB download.
+    sweep 001 scenarios/001-handover.toml --vary link.line.loss.drops=1,4,10 \
+        --controller tahoe,modified-tahoe,reno,newreno,$PEERS
+
+    # Paper 002, Figs. 5/9 (loss rate), 7/10 (wireless bandwidth at 3 %), 12/15 (three flows).
+    sweep 002-loss scenarios/002-one-flow.toml \
+        --vary link.wireless.loss.rate=0.01,0.03,0.05,0.07,0.1,0.15 \
+        --controller wnewreno,newreno,reno,$PEERS
+    sweep 002-bandwidth scenarios/002-one-flow.toml \
+        --vary link.wireless.rate=1Mbit,2Mbit,3Mbit,5Mbit,7Mbit,9Mbit,11Mbit \
+        --controller wnewreno,newreno,reno,$PEERS
+    sweep 002-three scenarios/002-three-flows.toml \
+        --vary link.wireless.loss.rate=0.01,0.03,0.05,0.07,0.1,0.15 \
+        --controller wnewreno,newreno,reno,$PEERS
+
+    # Paper 003, Tables 2-4: 1..20 flows (10..200 nodes) on one lossy shared link.
+    sweep 003 scenarios/003-shared-lossy.toml --vary flow.0.count=1,2,5,10,20 \
+        --controller newreno,sack-few,sack-few:alpha=0.1,$PEERS
+
+    # Paper 004, Tables 2-3 and Fig. 5; the discriminating controllers of every paper ride along
+    # for the verdict-accuracy table.
+    sweep 004-errors-only scenarios/004-errors-only.toml --vary link.egress.loss.rate=0,0.001,0.01 \
+        --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+    sweep 004-congestion-only scenarios/004-congestion-only.toml --vary seed=1 \
+        --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+    sweep 004-errors-and-congestion scenarios/004-errors-and-congestion.toml \
+        --vary link.bottleneck.loss.rate=0,0.001,0.01 \
+        --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+    # The same without the 50-packet window cap: the bottleneck overflows, so losses are mixed.
+    sweep 004-mixed-uncapped scenarios/004-errors-and-congestion.toml \
+        --set 'flow.*.receive_window=10MB' --vary link.bottleneck.loss.rate=0,0.001,0.01 \
+        --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+
+    echo "build $((build - start)) s, sweeps $((SECONDS - build)) s"
+fi
+
+# The plots the document shows.
+mkdir -p docs/results
+copy() { cp "$OUT/$1" "docs/results/$2"; }
+copy 000-t1-100s/goodput.png 000-goodput.png
+copy "$(cd $OUT && ls -d 001/runs/*drops=4-tahoe)/cwnd.png" 001-cwnd-tahoe.png
+copy "$(cd $OUT && ls -d 001/runs/*drops=4-modified-tahoe)/cwnd.png" 001-cwnd-modified-tahoe.png
+copy 002-loss/goodput.png 002-goodput-loss.png
+copy 003/goodput.png 003-goodput.png
+copy 004-errors-only/goodput.png 004-goodput-errors-only.png
+
+python3 scripts/results_tables.py "$OUT" docs/RESULTS.md
+echo "total $((SECONDS - start)) s"
