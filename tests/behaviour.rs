@@ -85,10 +85,9 @@ fn discriminating_controllers_call_random_losses_random_on_an_uncongested_path()
 
 #[test]
 fn on_a_congested_error_free_bottleneck_discriminating_controllers_do_no_harm() {
-    // Without the scenario's 50-packet receive window: capped flows keep a standing queue, and
-    // against it Modified SACK's RTT does not deviate from its average, so it reads a third or
-    // more of these queue losses as random (docs/RESULTS.md, verdict accuracy). This test pins
-    // the uncapped, sawtoothing bottleneck.
+    // Without the scenario's 50-packet receive window the bottleneck sawtooths. With it the flows
+    // keep a standing queue, against which Modified SACK's RTT stops deviating from its average:
+    // it then reads a third or more of the queue losses as random (docs/RESULTS.md).
     let bottleneck = || {
         scenario(
             "004-congestion-only.toml",
@@ -109,9 +108,8 @@ fn on_a_congested_error_free_bottleneck_discriminating_controllers_do_no_harm() 
             .fold((0, 0), |(r, c), f: &FlowSummary| {
                 (r + f.verdicts.random, c + f.verdicts.congestion)
             });
-        // Mostly congestion. Modified SACK's delayed fast recovery calls the first loss of every
-        // episode random by design (S_M_LOSS) and reduces on the next, so about a third of its
-        // verdicts on a congested path are "random" while its window still halves.
+        // Mostly congestion. Even here Modified SACK's delayed fast recovery calls the first loss
+        // of an episode random by design (S_M_LOSS) and reduces on the next one.
         assert!(
             verdicts.1 as f64 > 0.6 * (verdicts.0 + verdicts.1) as f64,
             "{controller}: {verdicts:?} (random, congestion)"

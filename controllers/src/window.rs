@@ -101,11 +101,6 @@ impl Window {
         self.cwnd = self.cwnd.saturating_add(bytes);
     }
 
-    /// Lowers the window to ssthresh if it is above it.
-    pub fn cap_at_ssthresh(&mut self) {
-        self.cwnd = self.cwnd.min(self.ssthresh).max(self.min_window());
-    }
-
     /// True if a loss of a packet sent at `sent` starts a new congestion episode, i.e. the packet
     /// went out after the last reduction.
     pub fn is_new_episode(&self, sent: Instant) -> bool {
