@@ -6,6 +6,7 @@
 #   scripts/results.sh            # all sweeps, one run at a time (JOBS=1)
 #   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
 #   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
+#   SKIP_NETNS=1 scripts/results.sh     # as root, skip the real-namespace sweep (3 minutes)
 #
 # Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
 # release build (see docs/RESULTS.md for the measured time).
@@ -82,6 +83,15 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
     sweep 004-mixed-uncapped scenarios/004-errors-and-congestion.toml \
         --set 'flow.*.receive_window=10MB' --vary link.bottleneck.loss.rate=0,0.001,0.01 \
         --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+
+    # Real namespaces with kernel TCP peers (root only; real time, about 3 minutes).
+    if [[ $(id -u) == 0 && -z ${SKIP_NETNS:-} ]]; then
+        sweep netns-quick scenarios/quick.toml --link netns --set duration=20s \
+            --vary link.bottleneck.loss.rate=0.01 \
+            --controller newreno,composite,wnewreno,modified-sack,quinn-cubic,composite+quinn-cubic,tcp-reno,tcp-cubic,tcp-bbr
+    else
+        echo "  netns-quick: skipped (needs root; SKIP_NETNS unset)"
+    fi
 
     echo "build $((build - start)) s, sweeps $((SECONDS - build)) s"
 fi

@@ -329,6 +329,22 @@ def verdicts(out):
     return table(header, rows)
 
 
+def t_netns(out):
+    """Real namespaces with kernel TCP peers; None (keep the committed table) without that sweep."""
+    path = os.path.join(out, "netns-quick", "sweep.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    base = next(float(r["goodput_total_bps"]) for r in rows if r["controller"] == "newreno")
+    return table(
+        ["controller", "goodput Mbit/s", "÷ newreno", "lost packets", "verified"],
+        [[r["controller"], f"{float(r['goodput_total_bps']) / 1e6:.2f}",
+          ratio(float(r["goodput_total_bps"]), base), r["lost_packets"],
+          "yes" if r["verified"] == "true" else "NO"] for r in rows],
+    )
+
+
 def tables(out):
     ctl002 = ["wnewreno", "newreno", "reno"] + PEERS
     return {
@@ -351,6 +367,7 @@ def tables(out):
         "004-errors-and-congestion": lambda: t004_mixed(out),
         "004-mixed-uncapped": lambda: t004_mixed(out, "004-mixed-uncapped"),
         "verdicts": lambda: verdicts(out),
+        "netns": lambda: t_netns(out),
     }
 
 
@@ -364,7 +381,10 @@ def main():
         name = m.group(1)
         if name not in makers:
             raise SystemExit(f"{doc}: unknown table {name}")
-        return f"<!-- BEGIN {name} -->\n{makers[name]()}\n<!-- END {name} -->"
+        made = makers[name]()
+        if made is None:
+            return m.group(0)
+        return f"<!-- BEGIN {name} -->\n{made}\n<!-- END {name} -->"
 
     text, n = re.subn(r"<!-- BEGIN (\S+) -->.*?<!-- END \1 -->", replace, text, flags=re.S)
     with open(doc, "w") as f:
