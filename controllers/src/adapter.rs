@@ -10,7 +10,7 @@ use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, CongestionEvent, Decision, RttSample};
 use crate::rtt::RttTracker;
-use crate::trace::{Snapshot, Tracer};
+use crate::trace::{self, Snapshot, Traced, Tracer};
 use crate::window::Window;
 
 /// A congestion-control algorithm as a pure state machine over [`crate::event`] inputs.
@@ -60,6 +60,12 @@ impl<A: Algorithm> Adapter<A> {
     pub fn flow_id(&self) -> u64 {
         self.tracer.flow
     }
+}
+
+impl<A: Algorithm> Traced for Adapter<A> {
+    fn tracer(&self) -> &Tracer {
+        &self.tracer
+    }
 
     fn snapshot(&self) -> Snapshot {
         let window = self.algorithm.window();
@@ -80,20 +86,10 @@ impl<A: Algorithm> Controller for Adapter<A> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        // Most ACKs change nothing worth logging, and most processes log nothing at this level:
-        // only then are the snapshots worth taking.
-        let before = Tracer::window_events_enabled().then(|| self.snapshot());
-        let rtt = self.rtt.on_ack(now, sent, rtt);
-        self.algorithm.on_ack(&Ack {
-            now,
-            sent,
-            bytes,
-            app_limited,
-            rtt,
+        trace::log_window_change(self, |this| {
+            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            this.algorithm.on_ack(&ack);
         });
-        if let Some(before) = before {
-            self.tracer.window_change(before, self.snapshot());
-        }
     }
 
     fn on_congestion_event(
@@ -119,9 +115,9 @@ impl<A: Algorithm> Controller for Adapter<A> {
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
-        let before = self.snapshot();
-        self.algorithm.on_mss_update(u64::from(new_mtu));
-        self.tracer.window_change(before, self.snapshot());
+        trace::log_window_change(self, |this| {
+            this.algorithm.on_mss_update(u64::from(new_mtu))
+        });
     }
 
     /// quinn holds back a packet when `in_flight + packet_size >= window`, so a window of exactly

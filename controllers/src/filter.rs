@@ -9,9 +9,9 @@ use quinn_proto::RttEstimator;
 
 use crate::adapter::congestion_event;
 use crate::classify::{Classifier, Discriminator};
-use crate::event::{Ack, Decision, State, Verdict};
+use crate::event::{Decision, State, Verdict};
 use crate::rtt::RttTracker;
-use crate::trace::{Snapshot, Tracer};
+use crate::trace::{self, Snapshot, Traced, Tracer};
 
 /// Factory for [`LossFilter`]: `classifier` judges every loss, `inner` builds the controller that
 /// sees the ACKs and the losses judged as congestion. Id form `CLASSIFIER+INNER`, e.g.
@@ -66,6 +66,12 @@ impl<C: Classifier> LossFilter<C> {
     pub fn inner(&self) -> &dyn Controller {
         self.inner.as_ref()
     }
+}
+
+impl<C: Classifier> Traced for LossFilter<C> {
+    fn tracer(&self) -> &Tracer {
+        &self.tracer
+    }
 
     fn snapshot(&self) -> Snapshot {
         let metrics = self.inner.metrics();
@@ -97,19 +103,11 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        let before = Tracer::window_events_enabled().then(|| self.snapshot());
-        let sample = self.rtt.on_ack(now, sent, rtt);
-        self.discriminator.on_ack(&Ack {
-            now,
-            sent,
-            bytes,
-            app_limited,
-            rtt: sample,
+        trace::log_window_change(self, |this| {
+            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            this.discriminator.on_ack(&ack);
+            this.inner.on_ack(now, sent, bytes, app_limited, rtt);
         });
-        self.inner.on_ack(now, sent, bytes, app_limited, rtt);
-        if let Some(before) = before {
-            self.tracer.window_change(before, self.snapshot());
-        }
     }
 
     fn on_end_acks(
@@ -119,12 +117,10 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        let before = Tracer::window_events_enabled().then(|| self.snapshot());
-        self.inner
-            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
-        if let Some(before) = before {
-            self.tracer.window_change(before, self.snapshot());
-        }
+        trace::log_window_change(self, |this| {
+            this.inner
+                .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked)
+        });
     }
 
     fn on_congestion_event(

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use quinn_proto::RttEstimator;
 
-use crate::event::RttSample;
+use crate::event::{Ack, RttSample};
 
 /// quinn calls `on_ack` once per acknowledged packet, oldest first, all with the same `now`,
 /// and folds the ACK's RTT sample into its estimator only after the last of them. The sample for
@@ -25,7 +25,25 @@ impl RttTracker {
         }
     }
 
-    pub fn on_ack(&mut self, now: Instant, sent: Instant, estimator: &RttEstimator) -> RttSample {
+    /// The [`Ack`] for one `on_ack` callback, with this ACK's RTT sample.
+    pub fn ack(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        bytes: u64,
+        app_limited: bool,
+        estimator: &RttEstimator,
+    ) -> Ack {
+        Ack {
+            now,
+            sent,
+            bytes,
+            app_limited,
+            rtt: self.on_ack(now, sent, estimator),
+        }
+    }
+
+    fn on_ack(&mut self, now: Instant, sent: Instant, estimator: &RttEstimator) -> RttSample {
         let newer = match self.newest {
             Some((ack_time, newest_sent)) if ack_time == now => sent >= newest_sent,
             _ => true,

@@ -57,12 +57,6 @@ impl Tracer {
         }
     }
 
-    /// Whether any subscriber wants `window` events; when none does, callers skip building the
-    /// snapshots they would compare.
-    pub fn window_events_enabled() -> bool {
-        tracing::enabled!(target: TARGET, Level::DEBUG)
-    }
-
     /// Emits a `window` event if anything the logs show changed.
     pub fn window_change(&self, before: Snapshot, after: Snapshot) {
         if before != after {
@@ -102,6 +96,25 @@ impl Tracer {
             threshold_us = evidence.threshold.map(micros),
             reason = evidence.reason,
         );
+    }
+}
+
+/// A controller whose window the logs follow.
+pub(crate) trait Traced {
+    fn tracer(&self) -> &Tracer;
+    fn snapshot(&self) -> Snapshot;
+}
+
+/// Runs `change` on `controller` and emits a `window` event if it changed what the logs show.
+/// Most ACKs change nothing worth logging and most processes log nothing at this level, so the
+/// snapshots are taken only when a subscriber wants window events.
+pub(crate) fn log_window_change<T: Traced>(controller: &mut T, change: impl FnOnce(&mut T)) {
+    let before = tracing::enabled!(target: TARGET, Level::DEBUG).then(|| controller.snapshot());
+    change(controller);
+    if let Some(before) = before {
+        controller
+            .tracer()
+            .window_change(before, controller.snapshot());
     }
 }
 
