@@ -99,7 +99,6 @@ impl<A: Algorithm> Controller for Adapter<A> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let before = self.snapshot();
         let event = congestion_event(
             now,
             sent,
@@ -108,10 +107,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
             self.algorithm.window().mss(),
             self.rtt.sample(),
         );
-        let decision = self.algorithm.on_congestion(&event);
-        let after = self.snapshot();
-        self.tracer.decision(&event, &decision, after);
-        self.tracer.window_change(before, after);
+        trace::log_decision(self, &event, |this, _| this.algorithm.on_congestion(&event));
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {

@@ -130,7 +130,6 @@ impl<C: Classifier> Controller for LossFilter<C> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let before = self.snapshot();
         let event = congestion_event(
             now,
             sent,
@@ -139,19 +138,18 @@ impl<C: Classifier> Controller for LossFilter<C> {
             self.mss,
             self.rtt.sample(),
         );
-        let (verdict, evidence) = self.discriminator.judge(&event);
-        if verdict == Verdict::Congestion {
-            self.inner
-                .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
-        }
-        let after = self.snapshot();
-        let decision = Decision {
-            verdict,
-            reduced: after.cwnd < before.cwnd,
-            evidence,
-        };
-        self.tracer.decision(&event, &decision, after);
-        self.tracer.window_change(before, after);
+        trace::log_decision(self, &event, |this, before| {
+            let (verdict, evidence) = this.discriminator.judge(&event);
+            if verdict == Verdict::Congestion {
+                this.inner
+                    .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
+            }
+            Decision {
+                verdict,
+                reduced: this.snapshot().cwnd < before.cwnd,
+                evidence,
+            }
+        });
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {

@@ -118,6 +118,21 @@ pub(crate) fn log_window_change<T: Traced>(controller: &mut T, change: impl FnOn
     }
 }
 
+/// Runs `decide` on `controller` for `event` and emits the `loss` decision it returns, and a
+/// `window` event if the window changed. `decide` gets the snapshot from before the event.
+pub(crate) fn log_decision<T: Traced>(
+    controller: &mut T,
+    event: &CongestionEvent,
+    decide: impl FnOnce(&mut T, Snapshot) -> Decision,
+) {
+    let before = controller.snapshot();
+    let decision = decide(controller, before);
+    let after = controller.snapshot();
+    let tracer = controller.tracer();
+    tracer.decision(event, &decision, after);
+    tracer.window_change(before, after);
+}
+
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
