@@ -2,6 +2,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod controllers;
 pub mod netns;
 pub mod output;
 pub mod report;
@@ -9,4 +10,5 @@ pub mod runner;
 pub mod scenario;
 pub mod sim;
 pub mod sweep;
+pub mod transport;
 pub mod units;

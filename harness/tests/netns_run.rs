@@ -157,12 +157,11 @@ fn measured_loss_and_events_per_flow() {
         ours.verdicts.congestion + ours.verdicts.random > 0,
         "{ours:?}"
     );
+    // quinn's own controllers are observed as in the simulator: their congestion events are
+    // congestion verdicts.
     let quinn = &out.summary.flows[1];
-    assert_eq!(
-        quinn.verdicts.congestion + quinn.verdicts.random,
-        0,
-        "{quinn:?}"
-    );
+    assert_eq!(quinn.verdicts.random, 0, "{quinn:?}");
+    assert!(quinn.verdicts.congestion > 0, "{quinn:?}");
 }
 
 #[test]

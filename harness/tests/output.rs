@@ -128,6 +128,7 @@ fn scenario(controller: &str) -> Scenario {
             bytes: None,
             count: 1,
             receive_window: None,
+            max_ack_delay: None,
         }],
         source: None,
     }

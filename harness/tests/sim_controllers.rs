@@ -5,6 +5,7 @@ mod sim_common;
 
 use discern_harness::scenario::LossModel;
 use discern_harness::sim::{self, SimError};
+use discern_harness::transport::TransportError;
 use sim_common::*;
 
 fn lossy(controller: &str) -> discern_harness::scenario::Scenario {
@@ -26,7 +27,10 @@ fn lossy(controller: &str) -> discern_harness::scenario::Scenario {
 #[test]
 fn unknown_controller_is_refused() {
     let err = sim::run(&lossy("no-such-controller")).unwrap_err();
-    assert!(matches!(err, SimError::Controller(_)), "{err}");
+    assert!(
+        matches!(err, SimError::Transport(TransportError::Controller(_))),
+        "{err}"
+    );
     assert!(err.to_string().contains("no-such-controller"), "{err}");
 }
 

@@ -43,8 +43,8 @@ use crate::report::{
     Drops, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
 };
 use crate::scenario::Scenario;
-use crate::sim::link::IP_UDP_OVERHEAD;
 use crate::sim::{loss, tls};
+use crate::transport::{FlowTransport, IP_UDP_OVERHEAD};
 use flow::FlowResult;
 use names::RunPrefix;
 use plan::{Node, Plan};
@@ -130,14 +130,6 @@ enum Ready {
     Tcp(tcp::TcpFlow),
 }
 
-fn pipe_bytes(scenario: &Scenario, path: &[usize]) -> u64 {
-    let links = path.iter().map(|&l| &scenario.links[l]);
-    let rate = links.clone().map(|l| l.rate.0).min().unwrap_or(0);
-    let delay: Duration = links.clone().map(|l| l.delay).sum();
-    let queues: u64 = links.map(|l| l.queue as u64).sum();
-    (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64 + queues * scenario.mtu as u64
-}
-
 fn udp_socket(ns: &str, addr: Ipv4Addr, port: u16) -> anyhow::Result<UdpSocket> {
     sys::in_netns(ns, || {
         UdpSocket::bind(SocketAddr::from((addr, port)))
@@ -166,17 +158,11 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
             )?));
             continue;
         }
-        let pipe = pipe_bytes(scenario, &fp.path);
-        let cap = spec.receive_window.map(|b| b.0);
+        let transport = FlowTransport::new(scenario, spec)?;
         let mut server_config = identity.server_config()?;
-        server_config.transport = Arc::new(quic::transport(scenario, pipe, cap, None)?);
+        server_config.transport = transport.receiver;
         let mut client_config = identity.client_config()?;
-        client_config.transport_config(Arc::new(quic::transport(
-            scenario,
-            pipe,
-            cap,
-            Some(&spec.controller),
-        )?));
+        client_config.transport_config(transport.sender);
         ready.push(Ready::Quic(Box::new(quic::QuicFlow {
             index: fp.index,
             controller: spec.controller.trim().to_string(),

@@ -283,6 +283,7 @@ mod tests {
                     bytes: None,
                     count: 1,
                     receive_window: None,
+                    max_ack_delay: None,
                 })
                 .collect(),
             source: None,

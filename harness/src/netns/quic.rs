@@ -10,55 +10,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
-use quinn::{AckFrequencyConfig, Endpoint, EndpointConfig, IdleTimeout, TransportConfig, VarInt};
+use quinn::{Endpoint, EndpointConfig};
 use tokio::time::timeout_at;
 use tracing::Instrument;
 
 use super::flow::{FlowResult, SAMPLE_INTERVAL};
 use crate::report::Sample;
-use crate::scenario::Scenario;
-use crate::sim::link::IP_UDP_OVERHEAD;
 use crate::sim::payload::Pattern;
 use crate::sim::tls;
 
-/// Flow-control windows never go below this.
-const MIN_WINDOW: u64 = 16 * 1024 * 1024;
 const CHUNK: usize = 64 * 1024;
-
-/// The transport parameters of one side of a flow whose path holds `pipe` bytes (bandwidth-delay
-/// product plus queues), as the simulator sets them: `sender` is the controller id of a sender;
-/// a receiver advertises `receive_window` bytes if set, else windows that never limit the flow.
-pub fn transport(
-    scenario: &Scenario,
-    pipe: u64,
-    receive_window: Option<u64>,
-    sender: Option<&str>,
-) -> anyhow::Result<TransportConfig> {
-    let mut tc = TransportConfig::default();
-    tc.initial_mtu(scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16));
-    tc.mtu_discovery_config(None);
-    let window = (4 * pipe).max(MIN_WINDOW);
-    let varint = |v: u64| VarInt::from_u64(v).map_err(|e| anyhow!("{e}"));
-    let receive = match (receive_window, sender) {
-        (Some(cap), None) => cap,
-        _ => 2 * window,
-    };
-    tc.stream_receive_window(varint(receive)?);
-    tc.receive_window(varint(receive)?);
-    tc.send_window(window.max(receive_window.unwrap_or(0)));
-    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
-    tc.max_idle_timeout(Some(IdleTimeout::from(varint(idle_ms)?)));
-    tc.keep_alive_interval(None);
-    if let Some(id) = sender {
-        discern::registry::parse(id)
-            .map_err(|e| anyhow!("{e}"))?
-            .apply(&mut tc);
-        let mut ack = AckFrequencyConfig::default();
-        ack.max_ack_delay(Some(Duration::from_millis(1)));
-        tc.ack_frequency_config(Some(ack));
-    }
-    Ok(tc)
-}
 
 /// Everything one QUIC flow needs, sockets already bound in their namespaces.
 pub struct QuicFlow {

@@ -52,20 +52,21 @@ impl fmt::Display for Override {
 /// Every key an override may name, for messages.
 pub const KEYS: &str = "name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
 (link FIELD: rate, delay, queue, loss.model, loss.rate, loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, \
-loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window)";
+loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window, max_ack_delay)";
 
 const TOP_FIELDS: [&str; 5] = ["name", "description", "duration", "seed", "mtu"];
 const LINK_FIELDS: [&str; 3] = ["rate", "delay", "queue"];
 const LOSS_FIELDS: [&str; 10] = [
     "model", "rate", "p", "r", "h", "k", "every", "drops", "start", "count",
 ];
-const FLOW_FIELDS: [&str; 6] = [
+const FLOW_FIELDS: [&str; 7] = [
     "controller",
     "path",
     "start",
     "bytes",
     "count",
     "receive_window",
+    "max_ack_delay",
 ];
 
 /// Fields whose value is text: a bare value is always taken as that text (`--set name=2`).

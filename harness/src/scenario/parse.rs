@@ -19,13 +19,14 @@ const TOP_KEYS: [&str; 7] = [
     "flow",
 ];
 const LINK_KEYS: [&str; 6] = ["name", "rate", "delay", "queue", "loss", "reverse_loss"];
-const FLOW_KEYS: [&str; 6] = [
+const FLOW_KEYS: [&str; 7] = [
     "controller",
     "path",
     "start",
     "bytes",
     "count",
     "receive_window",
+    "max_ack_delay",
 ];
 const MODELS: &str = "none, bernoulli, gilbert-elliott, burst";
 
@@ -561,6 +562,10 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         )?),
         None => None,
     };
+    let max_ack_delay = match t.get("max_ack_delay") {
+        Some(e) => Some(t.positive_duration(e, "1ms")?),
+        None => None,
+    };
     Ok(Flow {
         controller,
         path,
@@ -568,6 +573,7 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         bytes,
         count,
         receive_window,
+        max_ack_delay,
     })
 }
 

@@ -103,6 +103,7 @@ fn parses_a_valid_scenario() {
             bytes: Some(Bytes(1_600_000)),
             count: 3,
             receive_window: None,
+            max_ack_delay: None,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -121,6 +122,23 @@ fn optional_keys_take_their_defaults() {
     assert_eq!(s.flows[0].bytes, None);
     assert_eq!(s.flows[0].count, 1);
     assert_eq!(s.flows[0].receive_window, None);
+    assert_eq!(s.flows[0].max_ack_delay, None);
+}
+
+#[test]
+fn a_max_ack_delay_is_a_positive_duration() {
+    let delay = |v: &str| edit("count = 3", &format!("count = 3\nmax_ack_delay = {v}"));
+    assert_eq!(
+        parse(&delay("\"1ms\"")).unwrap().flows[1].max_ack_delay,
+        Some(Duration::from_millis(1))
+    );
+    let zero = err(&delay("\"0ms\""));
+    assert!(
+        zero.contains("max_ack_delay must be longer than 0s"),
+        "{zero}"
+    );
+    let unitless = err(&delay("5"));
+    assert!(unitless.contains("max_ack_delay"), "{unitless}");
 }
 
 #[test]
@@ -166,7 +184,7 @@ fn a_receive_window_is_a_positive_size() {
     assert_eq!(
         err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
         "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window (did you mean \"receive_window\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay (did you mean \"receive_window\"?)"
     );
 }
 
@@ -338,7 +356,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -804,7 +822,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count, receive_window"
+         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(

@@ -14,8 +14,7 @@ use super::clock::{from_duration, VTime, NANOS_PER_SEC};
 use super::loss::LossState;
 use crate::scenario::Link;
 
-/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
-pub const IP_UDP_OVERHEAD: u64 = 28;
+pub use crate::transport::IP_UDP_OVERHEAD;
 
 /// What became of a packet offered to a link direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

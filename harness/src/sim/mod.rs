@@ -23,7 +23,6 @@
 //! the idle timeout outlives the run, so otherwise the congestion controller alone limits each flow.
 
 pub mod clock;
-mod controllers;
 mod flow;
 pub mod link;
 pub mod loss;
@@ -35,7 +34,6 @@ mod truth;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
@@ -44,6 +42,7 @@ use crate::report::{
     VerdictAccuracy,
 };
 use crate::scenario::Scenario;
+use crate::transport::{FlowTransport, TransportError};
 use clock::{from_duration, secs, Clock, VTime, NANOS_PER_SEC};
 use flow::{FlowSetup, FlowState};
 use link::IP_UDP_OVERHEAD;
@@ -55,14 +54,11 @@ pub use truth::{Cause, DropRecord};
 /// How often every active flow is sampled, besides its controller's window events.
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(10);
 
-/// Flow-control windows never go below this.
-const MIN_WINDOW: u64 = 16 * 1024 * 1024;
-
 /// Why a simulation could not run or did not check out.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
-    #[error("controller: {0}")]
-    Controller(String),
+    #[error(transparent)]
+    Transport(#[from] TransportError),
     #[error("scenario: {0}")]
     Scenario(String),
     #[error("TLS set-up: {0}")]
@@ -123,50 +119,6 @@ struct Sim {
     now: VTime,
 }
 
-/// The transport parameters of one side of a flow whose path has this bandwidth-delay product
-/// plus queues (`pipe` bytes), and whose receiver advertises `receive_window` bytes if set.
-fn transport(
-    scenario: &Scenario,
-    pipe: u64,
-    receive_window: Option<u64>,
-    sender: Option<&str>,
-) -> Result<TransportConfig, SimError> {
-    let mut tc = TransportConfig::default();
-    let udp_mtu = scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16);
-    tc.initial_mtu(udp_mtu);
-    tc.mtu_discovery_config(None);
-    // Without a receive window, flow control must never be what limits a flow. The sender buffers
-    // up to `send_window` unacknowledged bytes ahead; the receive windows are twice that, so the
-    // buffering itself never runs into the peer's limit (quinn would send DATA_BLOCKED frames,
-    // which are what `flow_control_limited` reports).
-    let window = (4 * pipe).max(MIN_WINDOW);
-    let varint = |v: u64| VarInt::from_u64(v).map_err(|e| SimError::Scenario(e.to_string()));
-    // A `receive_window` is the receiver's cap, as TCP's advertised window: at most this much
-    // data beyond what the application has read. The sender buffers at least as much, so the cap
-    // alone binds.
-    let receive = match (receive_window, sender) {
-        (Some(cap), None) => cap,
-        _ => 2 * window,
-    };
-    tc.stream_receive_window(varint(receive)?);
-    tc.receive_window(varint(receive)?);
-    tc.send_window(window.max(receive_window.unwrap_or(0)));
-    // Longer than the run (and at least 60 s), so no stall, however long, ends a connection: a
-    // stalled flow shows up as low goodput. No keep-alives to distort the flows.
-    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
-    let idle = VarInt::from_u64(idle_ms).map_err(|e| SimError::Scenario(e.to_string()))?;
-    tc.max_idle_timeout(Some(IdleTimeout::from(idle)));
-    tc.keep_alive_interval(None);
-    if let Some(id) = sender {
-        controllers::apply(id, &mut tc)?;
-        // Ask the receiver for prompt ACKs (every other packet, at most 1 ms of delay).
-        let mut ack = AckFrequencyConfig::default();
-        ack.max_ack_delay(Some(Duration::from_millis(1)));
-        tc.ack_frequency_config(Some(ack));
-    }
-    Ok(tc)
-}
-
 fn validate(scenario: &Scenario) -> Result<(), SimError> {
     let bad = |m: String| Err(SimError::Scenario(m));
     if (scenario.mtu as u64) < 1200 + IP_UDP_OVERHEAD {
@@ -199,23 +151,8 @@ impl Sim {
         let mut paths = Vec::new();
         let mut flows = Vec::new();
         for spec in &scenario.flows {
-            let rate = spec
-                .path
-                .iter()
-                .map(|&l| scenario.links[l].rate.0)
-                .min()
-                .unwrap_or(0);
-            let delay: Duration = spec.path.iter().map(|&l| scenario.links[l].delay).sum();
-            let queues: u64 = spec
-                .path
-                .iter()
-                .map(|&l| scenario.links[l].queue as u64)
-                .sum();
-            let bdp = (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64;
-            let pipe = bdp + queues * scenario.mtu as u64;
-            let cap = spec.receive_window.map(|b| b.0);
-            let receiver = Arc::new(transport(scenario, pipe, cap, None)?);
-            let sender = Arc::new(transport(scenario, pipe, cap, Some(&spec.controller))?);
+            let transport = FlowTransport::new(scenario, spec)?;
+            let (sender, receiver) = (transport.sender, transport.receiver);
             for _ in 0..spec.count {
                 let index = flows.len();
                 let mut server_config = server_base.clone();

@@ -25,6 +25,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         bytes: bytes.map(Bytes),
         count: 1,
         receive_window: None,
+        max_ack_delay: None,
     }
 }
 

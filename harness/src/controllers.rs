@@ -3,7 +3,7 @@
 //!
 //! quinn's own controllers emit no `discern::cwnd` events, so they are wrapped in an observer that
 //! reports each congestion event in the same form, with verdict `congestion`: their decisions are
-//! scored against the ground truth like everyone else's.
+//! scored and counted like everyone else's, in both runners.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -12,14 +12,15 @@ use std::time::Instant;
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::{RttEstimator, TransportConfig};
 
-use super::SimError;
+use crate::transport::TransportError;
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
 
 /// Sets the sender's congestion controller for controller id `id` on `config`, with any
 /// loss-detection setting the controller needs.
-pub fn apply(id: &str, config: &mut TransportConfig) -> Result<(), SimError> {
-    let spec = discern::registry::parse(id).map_err(|e| SimError::Controller(e.to_string()))?;
+pub fn apply(id: &str, config: &mut TransportConfig) -> Result<(), TransportError> {
+    let spec =
+        discern::registry::parse(id).map_err(|e| TransportError::Controller(e.to_string()))?;
     spec.apply(config);
     if spec.id().starts_with("quinn-") && !spec.id().contains('+') {
         config.congestion_controller_factory(Arc::new(Observed(spec.factory())));

@@ -1,0 +1,99 @@
+//! The QUIC transport configuration of a flow, one place for both runners: the simulator and the
+//! netns runner give quinn exactly the same parameters, so the two differ only in their links.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
+
+use crate::controllers;
+use crate::scenario::{Flow, Scenario};
+
+/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
+pub const IP_UDP_OVERHEAD: u64 = 28;
+
+/// Flow-control windows never go below this.
+const MIN_WINDOW: u64 = 16 * 1024 * 1024;
+
+/// Why a flow's transport could not be configured.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    #[error("controller: {0}")]
+    Controller(String),
+    #[error("flow window of {0} bytes is beyond QUIC's varint range")]
+    Window(u64),
+}
+
+/// The sender's and the receiver's transport configuration of one flow.
+pub struct FlowTransport {
+    pub sender: Arc<TransportConfig>,
+    pub receiver: Arc<TransportConfig>,
+}
+
+impl FlowTransport {
+    /// Builds both sides of `flow` in `scenario`.
+    ///
+    /// Without a `receive_window`, flow control must never be what limits a flow: the sender
+    /// buffers up to four times the path's bandwidth-delay product plus its queues, and the
+    /// receive windows are twice that, so quinn never sends DATA_BLOCKED (which is what
+    /// `flow_control_limited` reports). A `receive_window` is the receiver's cap, as TCP's
+    /// advertised window. The idle timeout outlives the run, so a stalled flow shows up as low
+    /// goodput rather than a closed connection.
+    pub fn new(scenario: &Scenario, flow: &Flow) -> Result<Self, TransportError> {
+        let window = (4 * pipe_bytes(scenario, &flow.path)).max(MIN_WINDOW);
+        let cap = flow.receive_window.map(|b| b.0);
+        let mut sender = base(scenario)?;
+        let mut receiver = base(scenario)?;
+        let receive = cap.unwrap_or(2 * window);
+        receiver.stream_receive_window(varint(receive)?);
+        receiver.receive_window(varint(receive)?);
+        sender.stream_receive_window(varint(2 * window)?);
+        sender.receive_window(varint(2 * window)?);
+        let send = window.max(cap.unwrap_or(0));
+        sender.send_window(send);
+        receiver.send_window(send);
+        controllers::apply(&flow.controller, &mut sender)?;
+        if let Some(delay) = flow.max_ack_delay {
+            sender.ack_frequency_config(Some(ack_frequency(delay)));
+        }
+        Ok(Self {
+            sender: Arc::new(sender),
+            receiver: Arc::new(receiver),
+        })
+    }
+}
+
+/// What both sides share: the scenario's MTU, no MTU discovery, no keep-alives, an idle timeout
+/// longer than the run (and at least 60 s).
+fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
+    let mut tc = TransportConfig::default();
+    tc.initial_mtu(scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16));
+    tc.mtu_discovery_config(None);
+    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
+    tc.max_idle_timeout(Some(IdleTimeout::from(varint(idle_ms)?)));
+    tc.keep_alive_interval(None);
+    Ok(tc)
+}
+
+/// The sender asks its peer (ACK frequency extension) to acknowledge every other ack-eliciting
+/// packet and to hold an ACK at most `max_ack_delay`. Without it, a quinn peer acknowledges every
+/// other packet but may hold an ACK for up to its own `max_ack_delay` (25 ms by default).
+fn ack_frequency(max_ack_delay: Duration) -> AckFrequencyConfig {
+    let mut ack = AckFrequencyConfig::default();
+    ack.max_ack_delay(Some(max_ack_delay));
+    ack
+}
+
+/// Bytes the path holds: its bandwidth-delay product (bottleneck rate, round-trip propagation
+/// delay) plus every queue along it.
+pub fn pipe_bytes(scenario: &Scenario, path: &[usize]) -> u64 {
+    let links = path.iter().map(|&l| &scenario.links[l]);
+    let rate = links.clone().map(|l| l.rate.0).min().unwrap_or(0);
+    let delay: Duration = links.clone().map(|l| l.delay).sum();
+    let queues: u64 = links.map(|l| l.queue as u64).sum();
+    (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64 + queues * u64::from(scenario.mtu)
+}
+
+fn varint(v: u64) -> Result<VarInt, TransportError> {
+    VarInt::from_u64(v).map_err(|_| TransportError::Window(v))
+}
