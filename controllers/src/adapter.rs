@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use quinn_proto::congestion::{Controller, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
-use crate::event::{Ack, CongestionEvent, Decision, RttSample};
+use crate::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample};
 use crate::rtt::RttTracker;
 use crate::trace::{self, Snapshot, Traced, Tracer};
 use crate::window::Window;
@@ -16,6 +16,9 @@ use crate::window::Window;
 /// A congestion-control algorithm as a pure state machine over [`crate::event`] inputs.
 pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
     fn on_ack(&mut self, ack: &Ack);
+
+    /// The end of one ACK frame, after its packets' [`Algorithm::on_ack`] calls.
+    fn on_ack_batch(&mut self, _batch: &AckBatch) {}
 
     /// Reacts to lost packets, a persistent-congestion verdict or an ECN mark.
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision;
@@ -90,6 +93,18 @@ impl<A: Algorithm> Controller for Adapter<A> {
             let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
             this.algorithm.on_ack(&ack);
         });
+    }
+
+    fn on_end_acks(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+        _largest_packet_num_acked: Option<u64>,
+    ) {
+        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+            trace::log_window_change(self, |this| this.algorithm.on_ack_batch(&batch));
+        }
     }
 
     fn on_congestion_event(

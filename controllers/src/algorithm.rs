@@ -17,7 +17,7 @@ use crate::classify::{
     loss_based_evidence, Classification, Classifier, Discriminator, OwdThreshold, RttTolerance,
     SackGapAndRtt,
 };
-use crate::event::{Ack, CongestionEvent, Decision, Verdict};
+use crate::event::{Ack, AckBatch, CongestionEvent, Decision, Verdict};
 use crate::window::Window;
 
 /// How ACKs open the window.
@@ -153,6 +153,10 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
         if self.window.admits_growth(ack) {
             self.grow(ack.bytes);
         }
+    }
+
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.discriminator.on_ack_batch(batch);
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {

@@ -10,27 +10,51 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RttSample {
     /// `now - sent` of the newest packet acknowledged so far by the latest ACK. It includes the
-    /// receiver's ACK delay, which quinn 0.11 does not pass to controllers.
+    /// receiver's ACK delay.
     pub latest: Duration,
     /// Smoothed RTT (RFC 9002 section 5.3), as it stood before the latest ACK was folded in.
     pub smoothed: Duration,
     /// Minimum RTT seen on the path.
     pub min: Duration,
+    /// How long the peer held the ACK behind `latest`, as far as it is known (zero otherwise).
+    /// quinn 0.11 does not hand the peer's ACK delay to controllers; the crate recovers it from
+    /// the way quinn's estimator moves (see the `rtt` module).
+    pub ack_delay: Duration,
 }
 
 impl RttSample {
-    /// A path whose every sample equals `rtt`: no queueing, no jitter.
+    /// A path whose every sample equals `rtt`: no queueing, no jitter, no ACK delay.
     pub fn flat(rtt: Duration) -> Self {
         Self {
             latest: rtt,
             smoothed: rtt,
             min: rtt,
+            ack_delay: Duration::ZERO,
         }
     }
 
     /// The same averages with a different latest sample.
     pub fn with_latest(self, latest: Duration) -> Self {
         Self { latest, ..self }
+    }
+
+    /// The latest sample without the peer's ACK delay, never below the minimum RTT (as RFC 9002
+    /// section 5.3 adjusts its samples).
+    pub fn corrected(&self) -> Duration {
+        self.latest
+            .saturating_sub(self.ack_delay)
+            .max(self.min.min(self.latest))
+    }
+
+    /// The part of the corrected sample above the minimum RTT: time spent in queues.
+    pub fn queueing(&self) -> Duration {
+        self.corrected().saturating_sub(self.min)
+    }
+
+    /// A forward one-way-delay hint: half the minimum RTT plus all queueing, which a data flow
+    /// builds on its forward path. QUIC has no one-way delay without extensions.
+    pub fn owd_hint(&self) -> Duration {
+        self.min.min(self.latest) / 2 + self.queueing()
     }
 }
 
@@ -45,6 +69,21 @@ pub struct Ack {
     /// The sender had no data to send before this ACK; growth would be unfounded.
     pub app_limited: bool,
     pub rtt: RttSample,
+}
+
+/// The end of one ACK frame: every packet it newly acknowledged has been passed as an [`Ack`].
+/// quinn calls `on_end_acks` before it folds the frame's RTT sample into its own estimator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckBatch {
+    pub now: Instant,
+    /// The frame's RTT sample: `latest` is `now - sent` of the newest packet it acknowledged.
+    pub rtt: RttSample,
+    /// Bytes newly acknowledged by the frame.
+    pub acked_bytes: u64,
+    /// Bytes still in flight after the frame.
+    pub in_flight: u64,
+    /// The sender had no data to send.
+    pub app_limited: bool,
 }
 
 /// Packets declared lost by one ACK (quinn calls the controller once per ACK that reveals

@@ -117,6 +117,9 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
+        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+            self.discriminator.on_ack_batch(&batch);
+        }
         trace::log_window_change(self, |this| {
             this.inner
                 .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked)

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use quinn_proto::RttEstimator;
 
-use crate::event::{Ack, RttSample};
+use crate::event::{Ack, AckBatch, RttSample};
 
 /// quinn calls `on_ack` once per acknowledged packet, oldest first, all with the same `now`,
 /// and folds the ACK's RTT sample into its estimator only after the last of them. The sample for
@@ -15,6 +15,8 @@ pub(crate) struct RttTracker {
     /// `(now, sent)` of the newest packet acknowledged by the current ACK.
     newest: Option<(Instant, Instant)>,
     sample: Option<RttSample>,
+    /// Bytes acknowledged so far by the current ACK.
+    acked_bytes: u64,
 }
 
 impl RttTracker {
@@ -22,6 +24,7 @@ impl RttTracker {
         Self {
             newest: None,
             sample: None,
+            acked_bytes: 0,
         }
     }
 
@@ -34,13 +37,37 @@ impl RttTracker {
         app_limited: bool,
         estimator: &RttEstimator,
     ) -> Ack {
+        let rtt = self.on_ack(now, sent, estimator);
+        self.acked_bytes = self.acked_bytes.saturating_add(bytes);
         Ack {
             now,
             sent,
             bytes,
             app_limited,
-            rtt: self.on_ack(now, sent, estimator),
+            rtt,
         }
+    }
+
+    /// The [`AckBatch`] for one `on_end_acks` callback: the frame's sample once all its packets
+    /// were seen. `None` if the frame acknowledged no packet this tracker saw (quinn passes only
+    /// ack-eliciting packets to `on_ack`).
+    pub fn end_of_ack(
+        &mut self,
+        now: Instant,
+        in_flight: u64,
+        app_limited: bool,
+    ) -> Option<AckBatch> {
+        let acked_bytes = std::mem::take(&mut self.acked_bytes);
+        if acked_bytes == 0 {
+            return None;
+        }
+        Some(AckBatch {
+            now,
+            rtt: self.sample?,
+            acked_bytes,
+            in_flight,
+            app_limited,
+        })
     }
 
     fn on_ack(&mut self, now: Instant, sent: Instant, estimator: &RttEstimator) -> RttSample {
@@ -59,6 +86,7 @@ impl RttTracker {
             smoothed,
             // quinn's minimum starts at the configured initial RTT until the first sample.
             min: estimator.min().min(latest),
+            ack_delay: std::time::Duration::ZERO,
         };
         self.sample = Some(sample);
         sample

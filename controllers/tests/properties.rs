@@ -49,6 +49,7 @@ fn rtt((latest, smoothed, min): (u64, u64, u64)) -> RttSample {
         latest: Duration::from_micros(latest),
         smoothed: Duration::from_micros(smoothed),
         min: Duration::from_micros(min),
+        ack_delay: Duration::ZERO,
     }
 }
 

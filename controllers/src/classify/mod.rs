@@ -21,7 +21,7 @@ pub use sack_gap_rtt::SackGapAndRtt;
 pub use tcp_srtt::TcpSrtt;
 
 use crate::episode::LossEpisode;
-use crate::event::{Ack, CongestionEvent, Evidence, RttSample, Verdict};
+use crate::event::{Ack, AckBatch, CongestionEvent, Evidence, RttSample, Verdict};
 
 /// RTT differences below this are clock noise, not queueing (RFC 9002's `kGranularity`). The
 /// papers' ns-2 runs compared RTTs in whole timer ticks, which hid the same noise.
@@ -37,8 +37,11 @@ pub struct Classification {
 
 /// Tells a random loss from a congestion loss.
 pub trait Classifier: Clone + Debug + Send + Sync + 'static {
-    /// Sees every acknowledged packet, to keep averages or minima.
+    /// Sees every acknowledged packet.
     fn on_ack(&mut self, _ack: &Ack) {}
+
+    /// Sees the end of every ACK frame with its one RTT sample, to keep averages or minima.
+    fn on_ack_batch(&mut self, _batch: &AckBatch) {}
 
     /// Classifies a loss event. `losses_in_window` counts the packets lost in the current window,
     /// this event included (see [`crate::episode`]).
@@ -66,6 +69,10 @@ impl<C: Classifier> Discriminator<C> {
 
     pub fn on_ack(&mut self, ack: &Ack) {
         self.classifier.on_ack(ack);
+    }
+
+    pub fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.classifier.on_ack_batch(batch);
     }
 
     /// The verdict on `event` and the evidence for it.

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::{threshold_above, Classification, Classifier, TcpSrtt, DEFAULT_GRANULARITY};
-use crate::event::{Ack, CongestionEvent, Verdict};
+use crate::event::{AckBatch, CongestionEvent, Verdict};
 
 /// Paper 000 (Mehta, Loriya, Keraliya 2024, "A Novel Approach to Enhance the Performance of TCP
 /// SACK on Wireless Links"), section 3.1 and Fig. 1: RTT-deviation tolerance with delayed fast
@@ -52,8 +52,8 @@ impl Default for RttTolerance {
 }
 
 impl Classifier for RttTolerance {
-    fn on_ack(&mut self, ack: &Ack) {
-        self.srtt.on_ack(ack);
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.srtt.on_ack_batch(batch);
     }
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::{threshold_above, Classification, Classifier, TcpSrtt, DEFAULT_GRANULARITY};
-use crate::event::{Ack, CongestionEvent, Verdict};
+use crate::event::{AckBatch, CongestionEvent, Verdict};
 
 /// Paper 004 (Gambhava, Bhensdadia 2019, "Composite TCP: Refining Congestion Control"),
 /// section 3 and Fig. 1: a single loss in the window AND `RTT <= SRTT` is a random loss; a
@@ -36,8 +36,8 @@ impl Default for SackGapAndRtt {
 }
 
 impl Classifier for SackGapAndRtt {
-    fn on_ack(&mut self, ack: &Ack) {
-        self.srtt.on_ack(ack);
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.srtt.on_ack_batch(batch);
     }
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use crate::event::Ack;
+use crate::event::AckBatch;
 
 /// The smoothed RTT the papers' TCP senders kept: RFC 6298's average with gain 1/8, of raw RTT
 /// samples, taking one sample per round trip as ns-2's TCP agent (which times one segment per
@@ -19,15 +19,16 @@ pub struct TcpSrtt {
 }
 
 impl TcpSrtt {
-    /// Takes `ack`'s RTT sample if a round trip has passed since the last one.
-    pub fn on_ack(&mut self, ack: &Ack) {
-        if self.next_sample.is_some_and(|at| ack.now < at) {
+    /// Takes the ACK frame's RTT sample (of the newest packet it acknowledged) if a round trip
+    /// has passed since the last one.
+    pub fn on_ack_batch(&mut self, batch: &AckBatch) {
+        if self.next_sample.is_some_and(|at| batch.now < at) {
             return;
         }
-        let latest = ack.rtt.latest;
+        let latest = batch.rtt.latest;
         let average = self.average.map_or(latest, |a| (a * 7 + latest) / 8);
         self.average = Some(average);
-        self.next_sample = ack.now.checked_add(average);
+        self.next_sample = batch.now.checked_add(average);
     }
 
     /// The average, or `fallback` (quinn's smoothed RTT) before the first ACK.
