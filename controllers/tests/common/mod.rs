@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use discern::event::{Ack, CongestionEvent, Decision, RttSample};
+use discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample};
 use discern::{Algorithm, Window};
 
 pub const MSS: u64 = 1200;
@@ -45,13 +45,14 @@ impl<A: Algorithm> Path<A> {
         self.cwnd() as f64 / MSS as f64
     }
 
-    /// Sends a full window now and receives every ACK one RTT later.
+    /// Sends a full window now and receives its ACKs one RTT later, one ACK frame for every
+    /// two packets (a QUIC receiver's default).
     pub fn round(&mut self) {
         let sent = self.at(self.clock);
         self.clock += self.rtt.latest;
         let now = self.at(self.clock);
         let packets = (self.cwnd() / MSS).max(1);
-        for _ in 0..packets {
+        for packet in 0..packets {
             self.algorithm.on_ack(&Ack {
                 now,
                 sent,
@@ -59,6 +60,15 @@ impl<A: Algorithm> Path<A> {
                 app_limited: false,
                 rtt: self.rtt,
             });
+            if packet % 2 == 1 || packet + 1 == packets {
+                self.algorithm.on_ack_batch(&AckBatch {
+                    now,
+                    rtt: self.rtt,
+                    acked_bytes: MSS * (1 + packet % 2),
+                    in_flight: (packets - packet - 1) * MSS,
+                    app_limited: false,
+                });
+            }
         }
     }
 
