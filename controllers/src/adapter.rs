@@ -114,7 +114,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let event = congestion_event(
+        let mut event = congestion_event(
             now,
             sent,
             is_persistent_congestion,
@@ -122,6 +122,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
             self.algorithm.window().mss(),
             self.rtt.sample(),
         );
+        event.window_packets = self.algorithm.window().cwnd() / self.algorithm.window().mss();
         trace::log_decision(self, &event, |this, _| this.algorithm.on_congestion(&event));
     }
 
@@ -173,6 +174,7 @@ pub(crate) fn congestion_event(
         lost_bytes,
         lost_packets: lost_bytes.div_ceil(mss.max(1)),
         persistent,
+        window_packets: 0,
         // A loss before any ACK (e.g. during the handshake) has no RTT evidence yet; the age of
         // the lost packet is the best available bound.
         rtt: rtt

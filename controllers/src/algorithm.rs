@@ -13,25 +13,14 @@
 //! | `composite` | [`SackGapAndRtt`] | Reno | halve once per window |
 
 use crate::adapter::Algorithm;
+use crate::bandwidth::BandwidthEstimate;
 use crate::classify::{
     loss_based_evidence, Classification, Classifier, Discriminator, OwdThreshold, RttTolerance,
     SackGapAndRtt,
 };
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, Verdict};
+use crate::growth::Growth;
 use crate::window::Window;
-
-/// How ACKs open the window.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Growth {
-    /// Slow start below ssthresh, one MSS per window above it (RFC 5681 with RFC 3465 byte
-    /// counting).
-    Reno,
-    /// Paper 003's fractional increment: `cwnd += alpha * MSS * acked / cwnd` in every phase.
-    /// ssthresh does not cap it: the reduction already leaves `cwnd = ssthresh` (see [`SackFew`]).
-    ///
-    /// [`SackFew`]: crate::SackFew
-    Fractional { alpha: f64 },
-}
 
 /// How a congestion verdict closes the window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,6 +32,10 @@ pub enum Reduction {
         ssthresh_factor: f64,
         restart_packets: u64,
     },
+    /// Westwood+ (Grieco and Mascolo, CCR 2004, section 2; `tcp_westwood.c`): `cwnd = ssthresh =
+    /// bandwidth estimate * minimum RTT`, the window that just fills the pipe, never more than
+    /// the window was. Before the first estimate, halve.
+    Bandwidth,
 }
 
 impl Reduction {
@@ -53,8 +46,18 @@ impl Reduction {
             Reduction::Restart {
                 ssthresh_factor, ..
             } => ssthresh_factor,
+            Reduction::Bandwidth => 0.5,
         }
     }
+}
+
+/// What a loss judged random does to the window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RandomResponse {
+    /// Nothing: QUIC retransmits, the window stays.
+    Keep,
+    /// A milder cut than congestion's, once per window: Veno's `cwnd * 4/5`.
+    Multiplicative { beta: f64 },
 }
 
 /// The classic reading: every loss is congestion.
@@ -79,10 +82,10 @@ pub struct WindowAlgorithm<C> {
     discriminator: Discriminator<C>,
     growth: Growth,
     reduction: Reduction,
+    random: RandomResponse,
     /// Reduce at most once per window (NewReno's recovery period); Reno reduces on every event.
     once_per_window: bool,
-    /// Fractional growth below one byte, carried to the next ACK.
-    growth_carry: f64,
+    bandwidth: BandwidthEstimate,
 }
 
 impl<C: Classifier> WindowAlgorithm<C> {
@@ -98,9 +101,16 @@ impl<C: Classifier> WindowAlgorithm<C> {
             discriminator: Discriminator::new(classifier),
             growth,
             reduction,
+            random: RandomResponse::Keep,
             once_per_window,
-            growth_carry: 0.0,
+            bandwidth: BandwidthEstimate::default(),
         }
+    }
+
+    /// The same algorithm answering random verdicts with `random` instead of keeping the window.
+    pub fn with_random_response(mut self, random: RandomResponse) -> Self {
+        self.random = random;
+        self
     }
 
     /// SACK TCP's window (NewReno's response with QUIC's ACK ranges): Reno growth, halve once per
@@ -119,31 +129,50 @@ impl<C: Classifier> WindowAlgorithm<C> {
         self.discriminator.classifier()
     }
 
-    fn grow(&mut self, acked: u64) {
-        match self.growth {
-            Growth::Reno => self.window.grow_reno(acked),
-            Growth::Fractional { alpha } => {
-                let mss = self.window.mss() as f64;
-                let increment =
-                    alpha * mss * acked as f64 / self.window.cwnd() as f64 + self.growth_carry;
-                let whole = increment.floor();
-                self.growth_carry = increment - whole;
-                self.window.add(whole as u64);
-            }
-        }
+    pub fn growth(&self) -> &Growth {
+        &self.growth
     }
 
-    fn reduce(&mut self, event: &CongestionEvent) {
-        match self.reduction {
-            Reduction::Multiplicative { beta } => self.window.reduce(event.now, beta),
-            Reduction::Restart {
-                ssthresh_factor,
-                restart_packets,
-            } => self
+    /// The Westwood+ bandwidth estimate every algorithm keeps (only [`Reduction::Bandwidth`]
+    /// acts on it).
+    pub fn bandwidth(&self) -> &BandwidthEstimate {
+        &self.bandwidth
+    }
+
+    fn reduce(&mut self, event: &CongestionEvent, verdict: Verdict) {
+        let before = self.window.cwnd();
+        match (verdict, self.reduction) {
+            (Verdict::Random, _) => match self.random {
+                RandomResponse::Keep => return,
+                RandomResponse::Multiplicative { beta } => self.window.reduce(event.now, beta),
+            },
+            (Verdict::Congestion, Reduction::Multiplicative { beta }) => {
+                self.window.reduce(event.now, beta)
+            }
+            (
+                Verdict::Congestion,
+                Reduction::Restart {
+                    ssthresh_factor,
+                    restart_packets,
+                },
+            ) => self
                 .window
                 .restart(event.now, ssthresh_factor, restart_packets),
+            (Verdict::Congestion, Reduction::Bandwidth) => {
+                let pipe = self.bandwidth.window_for(event.rtt.min);
+                if pipe == 0 {
+                    self.window.reduce(event.now, 0.5);
+                } else {
+                    self.window.reduce_to(event.now, pipe.min(before));
+                }
+            }
         }
-        self.growth_carry = 0.0;
+        self.growth.on_reduction(before, self.window.mss());
+    }
+
+    /// Whether `verdict` changes the window at all.
+    fn acts_on(&self, verdict: Verdict) -> bool {
+        verdict == Verdict::Congestion || self.random != RandomResponse::Keep
     }
 }
 
@@ -151,25 +180,27 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
         if self.window.admits_growth(ack) {
-            self.grow(ack.bytes);
+            self.growth.on_ack(&mut self.window, ack);
         }
     }
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.discriminator.on_ack_batch(batch);
+        self.bandwidth.on_ack_batch(batch);
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
         let (verdict, evidence) = self.discriminator.judge(event);
         let reduced = if event.persistent {
+            let before = self.window.cwnd();
             self.window
                 .collapse(event.now, self.reduction.ssthresh_factor());
-            self.growth_carry = 0.0;
+            self.growth.on_reduction(before, self.window.mss());
             true
-        } else if verdict == Verdict::Congestion
+        } else if self.acts_on(verdict)
             && (!self.once_per_window || self.window.is_new_episode(event.sent))
         {
-            self.reduce(event);
+            self.reduce(event, verdict);
             true
         } else {
             false

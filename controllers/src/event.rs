@@ -101,6 +101,8 @@ pub struct CongestionEvent {
     /// lost; the QUIC counterpart of TCP's retransmission timeout.
     pub persistent: bool,
     pub rtt: RttSample,
+    /// The sender's congestion window when the event arrived, in whole MSS (0 where unknown).
+    pub window_packets: u64,
 }
 
 impl CongestionEvent {
@@ -113,6 +115,7 @@ impl CongestionEvent {
             lost_packets,
             persistent: false,
             rtt,
+            window_packets: 0,
         }
     }
 

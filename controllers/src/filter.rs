@@ -133,7 +133,7 @@ impl<C: Classifier> Controller for LossFilter<C> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let event = congestion_event(
+        let mut event = congestion_event(
             now,
             sent,
             is_persistent_congestion,
@@ -141,6 +141,7 @@ impl<C: Classifier> Controller for LossFilter<C> {
             self.mss,
             self.rtt.sample(),
         );
+        event.window_packets = self.inner.window() / self.mss.max(1);
         trace::log_decision(self, &event, |this, before| {
             let (verdict, evidence) = this.discriminator.judge(&event);
             if verdict == Verdict::Congestion {

@@ -57,32 +57,42 @@
 
 mod adapter;
 mod algorithm;
+pub mod bandwidth;
 pub mod classify;
 mod composite;
+mod discern_controller;
 pub mod episode;
 pub mod event;
 mod factory;
 mod filter;
+pub mod growth;
 mod modified_sack;
+pub mod param;
 pub mod registry;
 mod reno;
 mod rtt;
 mod sack_few;
 mod tahoe;
 pub mod trace;
+mod veno;
+mod westwood;
 mod window;
 mod wnewreno;
 
 pub use adapter::{Adapter, Algorithm};
 pub use algorithm::{
-    CompositeAlgorithm, Growth, LossBased, LossBasedAlgorithm, ModifiedSackAlgorithm, Reduction,
-    WNewRenoAlgorithm, WindowAlgorithm,
+    CompositeAlgorithm, LossBased, LossBasedAlgorithm, ModifiedSackAlgorithm, RandomResponse,
+    Reduction, WNewRenoAlgorithm, WindowAlgorithm,
 };
 pub use composite::{Composite, CompositeConfig};
+pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth};
 pub use filter::{LossFilter, LossFilterConfig};
+pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
 pub use reno::{NewReno, NewRenoConfig, Reno, RenoConfig};
 pub use sack_few::{SackFew, SackFewConfig};
 pub use tahoe::{ModifiedTahoe, ModifiedTahoeConfig, Tahoe, TahoeConfig};
+pub use veno::{Veno, VenoConfig};
+pub use westwood::{Westwood, WestwoodConfig};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW};
 pub use wnewreno::{WNewReno, WNewRenoConfig};

@@ -9,9 +9,12 @@ use std::time::Duration;
 use quinn_proto::congestion::{BbrConfig, ControllerFactory, CubicConfig};
 use quinn_proto::TransportConfig;
 
+use crate::classify::Classifier;
+use crate::param::ParamError;
 use crate::{
-    CompositeConfig, LossFilterConfig, ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig,
-    RenoConfig, SackFewConfig, TahoeConfig, WNewRenoConfig,
+    CompositeConfig, DiscernConfig, DiscernGrowth, LossFilterConfig, ModifiedSackConfig,
+    ModifiedTahoeConfig, NewRenoConfig, RenoConfig, SackFewConfig, TahoeConfig, VenoConfig,
+    WNewRenoConfig, WestwoodConfig,
 };
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -57,7 +60,7 @@ impl fmt::Debug for ControllerSpec {
     }
 }
 
-/// A controller the registry knows.
+/// A controller the registry knows: one row of the one table every id is resolved from.
 #[derive(Debug, Clone, Copy)]
 pub struct ControllerInfo {
     pub id: &'static str,
@@ -65,7 +68,13 @@ pub struct ControllerInfo {
     pub params: &'static [ParamInfo],
     /// Whether it can stand before `+` as a loss classifier for another controller.
     pub classifier: bool,
+    build: fn(&Call) -> Result<Built, ParseError>,
+    /// Builds `CLASSIFIER+INNER` around `inner`, for rows whose `classifier` is true.
+    filter: Option<fn(&Call, &str, Factory) -> Result<Factory, ParseError>>,
 }
+
+/// A factory and the loss-detection packet threshold it needs, if any.
+type Built = (Factory, Option<u32>);
 
 /// A parameter of a controller id, `id:name=value`.
 #[derive(Debug, Clone, Copy)]
@@ -87,18 +96,24 @@ const CATALOG: &[ControllerInfo] = &[
         summary: "TCP Tahoe: on loss ssthresh = cwnd/2, cwnd = 1 MSS, slow start",
         params: &[],
         classifier: false,
+        build: |_| Ok((Arc::new(TahoeConfig::default()), None)),
+        filter: None,
     },
     ControllerInfo {
         id: "reno",
         summary: "TCP Reno: halves on every loss event, several times in one window",
         params: &[],
         classifier: false,
+        build: |_| Ok((Arc::new(RenoConfig::default()), None)),
+        filter: None,
     },
     ControllerInfo {
         id: "newreno",
         summary: "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window",
         params: &[],
         classifier: false,
+        build: |_| Ok((Arc::new(NewRenoConfig::default()), None)),
+        filter: None,
     },
     ControllerInfo {
         id: "modified-tahoe",
@@ -121,6 +136,8 @@ const CATALOG: &[ControllerInfo] = &[
             },
         ],
         classifier: false,
+        build: modified_tahoe,
+        filter: None,
     },
     ControllerInfo {
         id: "modified-sack",
@@ -134,6 +151,8 @@ const CATALOG: &[ControllerInfo] = &[
             GRANULARITY,
         ],
         classifier: true,
+        build: |call| Ok((Arc::new(modified_sack(call)?), None)),
+        filter: Some(|call, id, inner| filtered(id, modified_sack(call)?.classifier(), inner)),
     },
     ControllerInfo {
         id: "wnewreno",
@@ -147,6 +166,8 @@ const CATALOG: &[ControllerInfo] = &[
             GRANULARITY,
         ],
         classifier: true,
+        build: |call| Ok((Arc::new(wnewreno(call)?), None)),
+        filter: Some(|call, id, inner| filtered(id, wnewreno(call)?.classifier(), inner)),
     },
     ControllerInfo {
         id: "sack-few",
@@ -157,30 +178,101 @@ const CATALOG: &[ControllerInfo] = &[
             help: "window growth per window acknowledged, in MSS (0 to 1)",
         }],
         classifier: false,
+        build: |call| {
+            let mut config = SackFewConfig::default();
+            if let Some(alpha) = call.fraction("alpha", true)? {
+                config.alpha(alpha);
+            }
+            Ok((Arc::new(config), None))
+        },
+        filter: None,
     },
     ControllerInfo {
         id: "composite",
         summary: "paper 004: a single loss in the window with RTT <= SRTT is random",
         params: &[GRANULARITY],
         classifier: true,
+        build: |call| Ok((Arc::new(composite(call)?), None)),
+        filter: Some(|call, id, inner| filtered(id, composite(call)?.classifier(), inner)),
+    },
+    ControllerInfo {
+        id: "veno",
+        summary: "TCP Veno: a loss with backlog N < beta packets is random (x4/5), else halve",
+        params: &[ParamInfo {
+            name: "beta",
+            default: "3",
+            help: "backlog in packets below which a loss is random",
+        }],
+        classifier: true,
+        build: |call| Ok((Arc::new(veno(call)?), None)),
+        filter: Some(|call, id, inner| filtered(id, veno(call)?.classifier(), inner)),
+    },
+    ControllerInfo {
+        id: "westwood",
+        summary: "TCP Westwood+: on loss cwnd = ssthresh = bandwidth estimate x min RTT",
+        params: &[],
+        classifier: false,
+        build: |_| Ok((Arc::new(WestwoodConfig::default()), None)),
+        filter: None,
+    },
+    ControllerInfo {
+        id: "discern",
+        summary: "this crate's own: a loss below the full-queue delay is random; NewReno otherwise",
+        params: &[
+            ParamInfo {
+                name: "beta",
+                default: "0.5",
+                help: "window factor on a congestion verdict (above 0, below 1)",
+            },
+            ParamInfo {
+                name: "growth",
+                default: "reno",
+                help: "growth in congestion avoidance: reno or cubic",
+            },
+            ParamInfo {
+                name: "tolerance",
+                default: "0.05",
+                help: "how far below the full-queue delay a loss is still congestion (fraction)",
+            },
+            ParamInfo {
+                name: "memory",
+                default: "10s",
+                help: "how long the full-queue delay is remembered",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+        build: |call| Ok((Arc::new(discern(call)?), None)),
+        filter: Some(|call, id, inner| filtered(id, discern(call)?.classifier(), inner)),
     },
     ControllerInfo {
         id: "quinn-newreno",
         summary: "quinn's own NewReno, unchanged",
         params: &[],
         classifier: false,
+        build: |_| {
+            Ok((
+                Arc::new(quinn_proto::congestion::NewRenoConfig::default()),
+                None,
+            ))
+        },
+        filter: None,
     },
     ControllerInfo {
         id: "quinn-cubic",
         summary: "quinn's own CUBIC, unchanged",
         params: &[],
         classifier: false,
+        build: |_| Ok((Arc::new(CubicConfig::default()), None)),
+        filter: None,
     },
     ControllerInfo {
         id: "quinn-bbr",
         summary: "quinn's own BBR, unchanged",
         params: &[],
         classifier: false,
+        build: |_| Ok((Arc::new(BbrConfig::default()), None)),
+        filter: None,
     },
 ];
 
@@ -212,47 +304,62 @@ pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
     })
 }
 
-fn parse_single(text: &str) -> Result<(Factory, Option<u32>), ParseError> {
+fn parse_single(text: &str) -> Result<Built, ParseError> {
     let call = Call::parse(text)?;
-    Ok(match call.info.id {
-        "tahoe" => (Arc::new(TahoeConfig::default()), None),
-        "reno" => (Arc::new(RenoConfig::default()), None),
-        "newreno" => (Arc::new(NewRenoConfig::default()), None),
-        "modified-tahoe" => {
-            let mut config = ModifiedTahoeConfig::default();
-            if let Some(packets) = call.integer("restart_window")? {
-                config.restart_window(packets);
-            }
-            if let Some(factor) = call.fraction("ssthresh_factor", false)? {
-                config.ssthresh_factor(factor);
-            }
-            let threshold = match call.integer("packet_threshold")? {
-                Some(packets) => u32::try_from(packets).map_err(|_| {
-                    call.bad_value("packet_threshold", "a whole number of packets below 2^32")
-                })?,
-                None => ModifiedTahoeConfig::DEFAULT_PACKET_THRESHOLD,
-            };
-            config.packet_threshold(threshold);
-            (Arc::new(config), Some(threshold))
-        }
-        "modified-sack" => (Arc::new(modified_sack(&call)?), None),
-        "wnewreno" => (Arc::new(wnewreno(&call)?), None),
-        "composite" => (Arc::new(composite(&call)?), None),
-        "sack-few" => {
-            let mut config = SackFewConfig::default();
-            if let Some(alpha) = call.fraction("alpha", true)? {
-                config.alpha(alpha);
-            }
-            (Arc::new(config), None)
-        }
-        "quinn-newreno" => (
-            Arc::new(quinn_proto::congestion::NewRenoConfig::default()),
-            None,
-        ),
-        "quinn-cubic" => (Arc::new(CubicConfig::default()), None),
-        "quinn-bbr" => (Arc::new(BbrConfig::default()), None),
-        other => unreachable!("catalog entry {other} has no constructor"),
-    })
+    (call.info.build)(&call)
+}
+
+fn modified_tahoe(call: &Call) -> Result<Built, ParseError> {
+    let mut config = ModifiedTahoeConfig::default();
+    if let Some(packets) = call.integer("restart_window")? {
+        config.restart_window(packets);
+    }
+    if let Some(factor) = call.fraction("ssthresh_factor", false)? {
+        config.ssthresh_factor(factor);
+    }
+    let threshold = match call.integer("packet_threshold")? {
+        Some(packets) => u32::try_from(packets).map_err(|_| {
+            call.bad_value("packet_threshold", "a whole number of packets below 2^32")
+        })?,
+        None => ModifiedTahoeConfig::DEFAULT_PACKET_THRESHOLD,
+    };
+    config.packet_threshold(threshold);
+    Ok((Arc::new(config), Some(threshold)))
+}
+
+fn veno(call: &Call) -> Result<VenoConfig, ParseError> {
+    let mut config = VenoConfig::default();
+    if let Some(beta) = call.non_negative("beta")? {
+        config.beta(beta).map_err(|e| call.rejected(e))?;
+    }
+    Ok(config)
+}
+
+fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
+    let mut config = DiscernConfig::default();
+    if let Some(raw) = call.raw("beta") {
+        let beta = raw
+            .parse::<f64>()
+            .map_err(|_| call.bad_value("beta", "a number above 0 and below 1, such as 0.5"))?;
+        config.beta(beta).map_err(|e| call.rejected(e))?;
+    }
+    if let Some(growth) = call.value("growth", "reno or cubic", |raw| match raw {
+        "reno" => Some(DiscernGrowth::Reno),
+        "cubic" => Some(DiscernGrowth::Cubic),
+        _ => None,
+    })? {
+        config.growth(growth);
+    }
+    if let Some(tolerance) = call.fraction("tolerance", true)? {
+        config.tolerance(tolerance).map_err(|e| call.rejected(e))?;
+    }
+    if let Some(memory) = call.duration("memory")? {
+        config.memory(memory).map_err(|e| call.rejected(e))?;
+    }
+    if let Some(granularity) = call.duration("granularity")? {
+        config.granularity(granularity);
+    }
+    Ok(config)
 }
 
 fn modified_sack(call: &Call) -> Result<ModifiedSackConfig, ParseError> {
@@ -286,28 +393,16 @@ fn composite(call: &Call) -> Result<CompositeConfig, ParseError> {
 }
 
 fn loss_filter(id: &str, call: Call, inner: Factory) -> Result<Factory, ParseError> {
-    Ok(match call.info.id {
-        "modified-sack" => Arc::new(LossFilterConfig::new(
-            id,
-            modified_sack(&call)?.classifier(),
-            inner,
-        )),
-        "wnewreno" => Arc::new(LossFilterConfig::new(
-            id,
-            wnewreno(&call)?.classifier(),
-            inner,
-        )),
-        "composite" => Arc::new(LossFilterConfig::new(
-            id,
-            composite(&call)?.classifier(),
-            inner,
-        )),
-        other => {
-            return Err(ParseError::NotAClassifier {
-                id: other.to_owned(),
-            })
-        }
-    })
+    match call.info.filter {
+        Some(filter) => filter(&call, id, inner),
+        None => Err(ParseError::NotAClassifier {
+            id: call.info.id.to_owned(),
+        }),
+    }
+}
+
+fn filtered<C: Classifier>(id: &str, classifier: C, inner: Factory) -> Result<Factory, ParseError> {
+    Ok(Arc::new(LossFilterConfig::new(id, classifier, inner)))
 }
 
 /// One `name[:key=value,...]` with its catalog entry.
@@ -359,6 +454,16 @@ impl Call {
             .rev()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
+    }
+
+    /// A value the controller's builder rejected.
+    fn rejected(&self, error: ParamError) -> ParseError {
+        ParseError::BadValue {
+            controller: self.info.id,
+            param: error.name.to_owned(),
+            value: self.raw(error.name).unwrap_or_default().to_owned(),
+            expected: error.expected,
+        }
     }
 
     fn bad_value(&self, name: &str, expected: &'static str) -> ParseError {

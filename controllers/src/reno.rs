@@ -1,5 +1,6 @@
-use crate::algorithm::{Growth, LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
+use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
+use crate::growth::Growth;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 

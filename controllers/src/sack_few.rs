@@ -1,5 +1,6 @@
-use crate::algorithm::{Growth, LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
+use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
+use crate::growth::Growth;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -47,7 +48,7 @@ impl SackFewConfig {
         WindowAlgorithm::new(
             Window::new(self.initial_window, mss, 2),
             LossBased,
-            Growth::Fractional { alpha: self.alpha },
+            Growth::fractional(self.alpha),
             Reduction::Multiplicative { beta: 0.5 },
             true,
         )

@@ -2,8 +2,9 @@ use std::sync::Arc;
 
 use quinn_proto::TransportConfig;
 
-use crate::algorithm::{Growth, LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
+use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
+use crate::growth::Growth;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 

@@ -114,6 +114,13 @@ impl Window {
         self.enter_recovery(now);
     }
 
+    /// A reduction to `bytes` (at least the floor): `cwnd = ssthresh = bytes`.
+    pub fn reduce_to(&mut self, now: Instant, bytes: u64) {
+        self.cwnd = bytes.max(self.min_window());
+        self.ssthresh = self.cwnd;
+        self.enter_recovery(now);
+    }
+
     /// Tahoe's response: `ssthresh = max(cwnd * ssthresh_factor, 2 MSS)`, then slow start from
     /// `restart_packets` MSS.
     pub fn restart(&mut self, now: Instant, ssthresh_factor: f64, restart_packets: u64) {

@@ -101,6 +101,7 @@ fn run<A: Algorithm>(mut algorithm: A, ops: &[Op]) -> Result<(), TestCaseError> 
                     lost_packets: lost_bytes.div_ceil(mss),
                     persistent,
                     rtt: rtt(rtt_us),
+                    window_packets: 0,
                 };
                 let decision = algorithm.on_congestion(&event);
                 if decision.verdict == Verdict::Random {

@@ -7,7 +7,9 @@
 //! ([`crate::DiscriminatingAlgorithm`]) and in front of any quinn controller
 //! ([`crate::LossFilter`]).
 
+mod backlog;
 mod owd_threshold;
+mod queue_full;
 mod rtt_tolerance;
 mod sack_gap_rtt;
 mod tcp_srtt;
@@ -15,7 +17,9 @@ mod tcp_srtt;
 use std::fmt::Debug;
 use std::time::Duration;
 
+pub use backlog::Backlog;
 pub use owd_threshold::OwdThreshold;
+pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;
 pub use sack_gap_rtt::SackGapAndRtt;
 pub use tcp_srtt::TcpSrtt;
@@ -42,6 +46,9 @@ pub trait Classifier: Clone + Debug + Send + Sync + 'static {
 
     /// Sees the end of every ACK frame with its one RTT sample, to keep averages or minima.
     fn on_ack_batch(&mut self, _batch: &AckBatch) {}
+
+    /// Hears of an ECN congestion mark, which is congestion whatever the classifier thinks.
+    fn on_ecn_mark(&mut self, _event: &CongestionEvent) {}
 
     /// Classifies a loss event. `losses_in_window` counts the packets lost in the current window,
     /// this event included (see [`crate::episode`]).
@@ -86,6 +93,7 @@ impl<C: Classifier> Discriminator<C> {
                 reason: "persistent congestion",
             }
         } else if event.is_ecn() {
+            self.classifier.on_ecn_mark(event);
             Classification {
                 verdict: Verdict::Congestion,
                 threshold: None,

@@ -1,0 +1,178 @@
+//! How ACKs open the window: the growth rules a [`crate::WindowAlgorithm`] is built from.
+//!
+//! Every rule shares slow start below ssthresh (RFC 5681 with RFC 3465 byte counting) except
+//! paper 003's fractional increment, which has no exponential phase; they differ in congestion
+//! avoidance.
+
+use std::time::{Duration, Instant};
+
+use crate::event::Ack;
+use crate::window::Window;
+
+/// A growth rule with the state it needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Growth {
+    /// One MSS per window acknowledged (RFC 5681).
+    Reno,
+    /// Paper 003's fractional increment: `cwnd += alpha * MSS * acked / cwnd` in every phase.
+    /// ssthresh does not cap it: the reduction already leaves `cwnd = ssthresh` (see
+    /// [`SackFew`](crate::SackFew)).
+    Fractional {
+        alpha: f64,
+        /// Growth below one byte, carried to the next ACK.
+        carry: f64,
+    },
+    /// CUBIC, RFC 9438, with its Reno-friendly region.
+    Cubic(Cubic),
+    /// TCP Veno (Fu and Liew, JSAC 2003, section III.A; Linux `tcp_veno.c`): Reno's increase
+    /// while the flow's own backlog `N = cwnd * (rtt - base_rtt) / rtt` is below `backlog_packets`,
+    /// half of it (one MSS every other window) once the flow queues that much: the link is
+    /// nearly full, so probing slows down.
+    Veno { backlog_packets: f64 },
+}
+
+impl Growth {
+    /// Fractional growth of `alpha` MSS per window.
+    pub fn fractional(alpha: f64) -> Self {
+        Growth::Fractional { alpha, carry: 0.0 }
+    }
+
+    /// CUBIC with RFC 9438's constants, `C = 0.4` and `beta = 0.7`.
+    pub fn cubic() -> Self {
+        Growth::Cubic(Cubic::new(Cubic::C, Cubic::BETA))
+    }
+
+    /// Opens `window` for `ack`, which [`Window::admits_growth`] has let through.
+    pub fn on_ack(&mut self, window: &mut Window, ack: &Ack) {
+        match self {
+            Growth::Reno => window.grow_reno(ack.bytes),
+            Growth::Fractional { alpha, carry } => {
+                let mss = window.mss() as f64;
+                let increment = *alpha * mss * ack.bytes as f64 / window.cwnd() as f64 + *carry;
+                let whole = increment.floor();
+                *carry = increment - whole;
+                window.add(whole as u64);
+            }
+            Growth::Cubic(cubic) => cubic.on_ack(window, ack),
+            Growth::Veno { backlog_packets } => {
+                let backlog = backlog_packets_of(window.cwnd(), window.mss(), ack);
+                if backlog < *backlog_packets || window.cwnd() < window.ssthresh() {
+                    window.grow_reno(ack.bytes);
+                } else {
+                    window.grow_reno(ack.bytes / 2);
+                }
+            }
+        }
+    }
+
+    /// The window was reduced from `before` bytes (MSS `mss`).
+    pub fn on_reduction(&mut self, before: u64, mss: u64) {
+        match self {
+            Growth::Fractional { carry, .. } => *carry = 0.0,
+            Growth::Cubic(cubic) => cubic.on_reduction(before as f64 / mss.max(1) as f64),
+            Growth::Reno | Growth::Veno { .. } => {}
+        }
+    }
+}
+
+/// Veno's backlog estimate in packets: the part of the window that sits in queues,
+/// `cwnd * (rtt - base_rtt) / rtt`, from the ACK-delay-corrected sample.
+pub fn backlog_packets_of(cwnd: u64, mss: u64, ack: &Ack) -> f64 {
+    let rtt = ack.rtt.corrected().as_secs_f64();
+    if rtt <= 0.0 {
+        return 0.0;
+    }
+    let queueing = ack.rtt.queueing().as_secs_f64();
+    cwnd as f64 / mss.max(1) as f64 * queueing / rtt
+}
+
+/// CUBIC's window function and Reno-friendly estimate (RFC 9438 sections 4.2-4.3), in MSS.
+///
+/// After a reduction at window `W_max`, the window follows `W(t) = C (t - K)^3 + W_max` with
+/// `K = cbrt((W_max - cwnd_epoch) / C)`, from the first ACK of the new epoch; each ACK moves
+/// cwnd a `1/cwnd` step of the way to `W(t + RTT)`, never more than 1.5x per RTT. Where Reno with
+/// CUBIC's `beta` would be ahead (`alpha = 3 (1 - beta) / (1 + beta)` MSS per window), that
+/// estimate rules: the Reno-friendly region.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cubic {
+    c: f64,
+    beta: f64,
+    /// Window before the last reduction, in MSS.
+    w_max: f64,
+    /// When the current avoidance epoch began, and K for it.
+    epoch: Option<(Instant, f64)>,
+    /// Reno-friendly estimate, in MSS.
+    w_est: f64,
+    /// Fraction of an MSS of growth carried between ACKs.
+    carry: f64,
+}
+
+impl Cubic {
+    /// RFC 9438 section 5.1.
+    pub const C: f64 = 0.4;
+    /// RFC 9438 section 4.6.
+    pub const BETA: f64 = 0.7;
+
+    pub fn new(c: f64, beta: f64) -> Self {
+        Self {
+            c,
+            beta,
+            w_max: 0.0,
+            epoch: None,
+            w_est: 0.0,
+            carry: 0.0,
+        }
+    }
+
+    /// The multiplicative decrease this CUBIC was built for.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    fn on_ack(&mut self, window: &mut Window, ack: &Ack) {
+        if window.cwnd() < window.ssthresh() {
+            window.grow_reno(ack.bytes);
+            return;
+        }
+        let mss = window.mss() as f64;
+        let cwnd = window.cwnd() as f64 / mss;
+        let (start, k) = *self.epoch.get_or_insert_with(|| {
+            // An epoch without a reduction before it (leaving slow start): W_max is where it is.
+            if self.w_max < cwnd {
+                self.w_max = cwnd;
+            }
+            self.w_est = cwnd;
+            let k = ((self.w_max - cwnd).max(0.0) / self.c).cbrt();
+            (ack.now, k)
+        });
+        let acked = ack.bytes as f64 / mss;
+        let alpha = 3.0 * (1.0 - self.beta) / (1.0 + self.beta);
+        self.w_est += alpha * acked / cwnd;
+        let rtt = ack.rtt.corrected().max(Duration::from_millis(1));
+        let t = (ack.now.saturating_duration_since(start) + rtt).as_secs_f64();
+        let target = (self.c * (t - k).powi(3) + self.w_max).clamp(cwnd, 1.5 * cwnd);
+        let increment = if self.w_est > target {
+            // Reno-friendly region: the window is the estimate.
+            (self.w_est - cwnd).max(0.0)
+        } else {
+            (target - cwnd) / cwnd * acked
+        };
+        let bytes = increment * mss + self.carry;
+        let whole = bytes.floor().max(0.0);
+        self.carry = bytes - whole;
+        window.add(whole as u64);
+    }
+
+    /// Records the window of `before` MSS at a reduction, with RFC 9438 section 4.7's fast
+    /// convergence (a flow whose W_max keeps falling releases bandwidth to newer flows), and
+    /// starts a new epoch at the next ACK.
+    fn on_reduction(&mut self, before: f64) {
+        self.w_max = if before < self.w_max {
+            before * (1.0 + self.beta) / 2.0
+        } else {
+            before
+        };
+        self.epoch = None;
+        self.carry = 0.0;
+    }
+}
