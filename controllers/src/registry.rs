@@ -70,8 +70,11 @@ pub struct ControllerInfo {
     pub classifier: bool,
     build: fn(&Call) -> Result<Built, ParseError>,
     /// Builds `CLASSIFIER+INNER` around `inner`, for rows whose `classifier` is true.
-    filter: Option<fn(&Call, &str, Factory) -> Result<Factory, ParseError>>,
+    filter: Option<FilterBuilder>,
 }
+
+/// Builds `CLASSIFIER+INNER` (with the whole id, for the logs) around the inner factory.
+type FilterBuilder = fn(&Call, &str, Factory) -> Result<Factory, ParseError>;
 
 /// A factory and the loss-detection packet threshold it needs, if any.
 type Built = (Factory, Option<u32>);
