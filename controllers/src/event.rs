@@ -80,6 +80,10 @@ pub struct AckBatch {
     pub rtt: RttSample,
     /// Bytes newly acknowledged by the frame.
     pub acked_bytes: u64,
+    /// Ack-eliciting packets newly acknowledged by the frame. A QUIC receiver acknowledges every
+    /// second ack-eliciting packet at once (RFC 9000 section 13.2.2), so a frame that covers two
+    /// or more was most likely sent without ACK delay.
+    pub acked_packets: u64,
     /// Bytes still in flight after the frame.
     pub in_flight: u64,
     /// The sender had no data to send.

@@ -15,8 +15,9 @@ pub(crate) struct RttTracker {
     /// `(now, sent)` of the newest packet acknowledged by the current ACK.
     newest: Option<(Instant, Instant)>,
     sample: Option<RttSample>,
-    /// Bytes acknowledged so far by the current ACK.
+    /// Bytes and packets acknowledged so far by the current ACK.
     acked_bytes: u64,
+    acked_packets: u64,
 }
 
 impl RttTracker {
@@ -25,6 +26,7 @@ impl RttTracker {
             newest: None,
             sample: None,
             acked_bytes: 0,
+            acked_packets: 0,
         }
     }
 
@@ -39,6 +41,7 @@ impl RttTracker {
     ) -> Ack {
         let rtt = self.on_ack(now, sent, estimator);
         self.acked_bytes = self.acked_bytes.saturating_add(bytes);
+        self.acked_packets += 1;
         Ack {
             now,
             sent,
@@ -58,13 +61,15 @@ impl RttTracker {
         app_limited: bool,
     ) -> Option<AckBatch> {
         let acked_bytes = std::mem::take(&mut self.acked_bytes);
-        if acked_bytes == 0 {
+        let acked_packets = std::mem::take(&mut self.acked_packets);
+        if acked_packets == 0 {
             return None;
         }
         Some(AckBatch {
             now,
             rtt: self.sample?,
             acked_bytes,
+            acked_packets,
             in_flight,
             app_limited,
         })

@@ -1,21 +1,25 @@
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::{Classification, Classifier, DEFAULT_GRANULARITY};
-use crate::event::{AckBatch, CongestionEvent, Verdict};
+use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
+
+/// Acknowledged packets remembered for looking up the queue a lost packet met.
+const RECENT_PACKETS: usize = 128;
 
 /// `discern`'s classifier: a drop-tail queue drops only when it is full, and a full queue shows
 /// as the largest queueing delay the path has had.
 ///
 /// Every ACK frame's ACK-delay-corrected RTT sample, less the minimum RTT, is the queueing delay
 /// `q` the frame's newest packet met. The largest `q` over the last `memory` (two halves, so it
-/// forgets within `memory` to `2 * memory`) is where the bottleneck queue overflows, `q_full`. A
-/// loss whose revealing ACK measured `q >= q_full - tolerance` happened at a full queue:
-/// congestion. A loss below it happened with room in the queue: random. The ACK that reveals a
-/// loss is sent at once (RFC 9000 section 13.2.1), so its sample carries no ACK delay, and the
-/// packets behind a congestion drop meet the same full queue, so its `q` is `q_full` within a
-/// few packets' serialisation. `tolerance` is `max(granularity, fraction * q_full)`.
+/// forgets within `memory` to `2 * memory`), from frames a receiver sends at once, is where the
+/// bottleneck queue overflows, `q_full`. The queue a lost packet met is read from the packets
+/// sent just before and after it, which were acknowledged by the time quinn declares the loss:
+/// the largest `q` of the two nearest on each side. A loss that met `q >= q_full - tolerance`
+/// happened at a full queue: congestion. A loss below it happened with room in the queue:
+/// random. `tolerance` is `max(granularity, fraction * q_full)`.
 ///
-/// Two more rules make it safe where the queue alone says little:
+/// Three more rules make it safe where the queue alone says little:
 /// - Until one loss has been called congestion, `q` must also reach half the minimum RTT: a queue
 ///   that is still filling has its largest delay *now*, so `q_full` is not yet the overflow level
 ///   (a bottleneck queue of one BDP overflows at `q = min RTT`).
@@ -35,6 +39,8 @@ pub struct QueueFull {
     congestion_seen: bool,
     /// When the last CE mark arrived, if the path ever marked one.
     last_mark: Option<Instant>,
+    /// `(sent, q)` of the latest acknowledged packets, in the order they were acknowledged.
+    recent: VecDeque<(Instant, Duration)>,
 }
 
 impl QueueFull {
@@ -53,12 +59,35 @@ impl QueueFull {
             started: false,
             congestion_seen: false,
             last_mark: None,
+            recent: VecDeque::with_capacity(RECENT_PACKETS),
         }
     }
 
     /// The queueing delay at which the queue has been seen full.
     pub fn full_queue_delay(&self) -> Duration {
         self.current.1.max(self.previous)
+    }
+
+    /// The queueing delay met by the packets sent nearest to `sent`: the largest of the two
+    /// nearest before and the two nearest after.
+    fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
+        let mut before: [Option<(Instant, Duration)>; 2] = [None; 2];
+        let mut after: [Option<(Instant, Duration)>; 2] = [None; 2];
+        for &(at, q) in &self.recent {
+            let slots = if at <= sent { &mut before } else { &mut after };
+            let closer = |slot: &Option<(Instant, Duration)>| {
+                slot.is_none_or(|(other, _)| {
+                    at.max(sent) - at.min(sent) < other.max(sent) - other.min(sent)
+                })
+            };
+            if closer(&slots[0]) {
+                slots[1] = slots[0];
+                slots[0] = Some((at, q));
+            } else if closer(&slots[1]) {
+                slots[1] = Some((at, q));
+            }
+        }
+        before.iter().chain(&after).flatten().map(|&(_, q)| q).max()
     }
 
     fn observe(&mut self, now: Instant, queueing: Duration) {
@@ -85,8 +114,24 @@ impl Default for QueueFull {
 }
 
 impl Classifier for QueueFull {
+    fn on_ack(&mut self, ack: &Ack) {
+        let q = ack
+            .now
+            .saturating_duration_since(ack.sent)
+            .saturating_sub(ack.rtt.ack_delay)
+            .saturating_sub(ack.rtt.min);
+        if self.recent.len() == RECENT_PACKETS {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((ack.sent, q));
+    }
+
     fn on_ack_batch(&mut self, batch: &AckBatch) {
-        self.observe(batch.now, batch.rtt.queueing());
+        // The full-queue level is a maximum, and one delayed ACK would inflate it for `memory`:
+        // only frames a receiver sends at once (two packets or more) measure it.
+        if batch.acked_packets >= 2 {
+            self.observe(batch.now, batch.rtt.queueing());
+        }
     }
 
     fn on_ecn_mark(&mut self, event: &CongestionEvent) {
@@ -95,8 +140,9 @@ impl Classifier for QueueFull {
     }
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
-        let queueing = event.rtt.queueing();
-        self.observe(event.now, queueing);
+        let queueing = self
+            .queue_met_at(event.sent)
+            .unwrap_or_else(|| event.rtt.queueing());
         let full = self.full_queue_delay();
         let tolerance = full.mul_f64(self.fraction).max(self.granularity);
         let mut threshold = full.saturating_sub(tolerance);

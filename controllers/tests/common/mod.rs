@@ -65,6 +65,7 @@ impl<A: Algorithm> Path<A> {
                     now,
                     rtt: self.rtt,
                     acked_bytes: MSS * (1 + packet % 2),
+                    acked_packets: 1 + packet % 2,
                     in_flight: (packets - packet - 1) * MSS,
                     app_limited: false,
                 });
