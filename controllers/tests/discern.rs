@@ -84,10 +84,12 @@ fn before_any_congestion_a_small_standing_queue_is_not_the_full_level() {
 }
 
 #[test]
-fn many_losses_in_one_window_are_congestion_whatever_the_queue() {
+fn a_burst_of_losses_confirms_a_shallow_buffer_overflowing() {
+    // A buffer of 20 ms on a 100 ms path never reaches half the base RTT: a burst of losses at
+    // its full level is what shows the overflow.
     let mut path = settled(&DiscernConfig::default());
-    let window = path.cwnd() / MSS;
-    let burst = (window / 8).max(4) + 1;
+    queue_for(&mut path, Duration::from_millis(20), 3);
+    let burst = (path.cwnd() / MSS / 8).max(4) + 1;
     let before = path.cwnd();
     let decision = path.lose(burst);
     assert_eq!(
@@ -97,6 +99,37 @@ fn many_losses_in_one_window_are_congestion_whatever_the_queue() {
         decision.evidence.reason
     );
     assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn a_burst_of_losses_with_room_in_the_queue_is_a_channel_burst() {
+    // Gilbert-Elliott channels lose packets in bursts; the queue they met says it was not full.
+    let mut path = settled(&DiscernConfig::default());
+    queue_for(&mut path, Duration::from_millis(60), 2);
+    assert_eq!(path.lose(1).verdict, Verdict::Congestion);
+    queue_for(&mut path, Duration::from_millis(10), 3);
+    let burst = (path.cwnd() / MSS / 8).max(4) + 1;
+    let before = path.cwnd();
+    let decision = path.lose(burst);
+    assert_eq!(
+        decision.verdict,
+        Verdict::Random,
+        "{}",
+        decision.evidence.reason
+    );
+    assert_eq!(path.cwnd(), before);
+}
+
+#[test]
+fn losing_half_the_window_is_congestion_whatever_the_queue() {
+    let mut path = settled(&DiscernConfig::default());
+    queue_for(&mut path, Duration::from_millis(60), 2);
+    path.lose(1);
+    queue_for(&mut path, Duration::ZERO, 3);
+    let half = path.cwnd() / MSS / 2 + 1;
+    let decision = path.lose(half);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(decision.evidence.reason, "half the window lost");
 }
 
 #[test]
