@@ -113,9 +113,11 @@ fn per_ack(c: &mut Criterion, rtt: &RttEstimator) {
     for id in ids() {
         let mut controller = build(&id);
         let mut now = Instant::now();
+        let mut packet = 0u64;
         group.bench_function(&id, |b| {
             b.iter(|| {
                 now += Duration::from_micros(10);
+                packet += 1;
                 controller.on_ack(
                     now,
                     now - Duration::from_millis(50),
@@ -123,6 +125,10 @@ fn per_ack(c: &mut Criterion, rtt: &RttEstimator) {
                     false,
                     black_box(rtt),
                 );
+                // A QUIC receiver acknowledges every second packet: one frame end per two ACKs.
+                if packet % 2 == 0 {
+                    controller.on_end_acks(now, 60_000, false, Some(packet));
+                }
             })
         });
     }
