@@ -155,7 +155,7 @@ proptest! {
         run(NewRenoConfig::default().algorithm(mss), &ops)?;
         run(SackFewConfig::default().algorithm(mss), &ops)?;
         let mut few = SackFewConfig::default();
-        few.alpha(1.0);
+        few.alpha(1.0).unwrap();
         run(few.algorithm(mss), &ops)?;
         run(ModifiedSackConfig::default().algorithm(mss), &ops)?;
         run(WNewRenoConfig::default().algorithm(mss), &ops)?;
