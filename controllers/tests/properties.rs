@@ -196,7 +196,7 @@ proptest! {
                     Op::Mtu(mtu) => controller.on_mtu_update(mtu.max(1200)),
                 }
                 prop_assert!(controller.window() >= 1200, "{id}: {}", controller.window());
-                prop_assert!(controller.metrics().congestion_window <= controller.window());
+                prop_assert_eq!(controller.metrics().congestion_window, controller.window(), "{}: quinn's stats and qlog must agree", id);
             }
         }
     }

@@ -148,3 +148,28 @@ fn builders_reject_what_the_registry_rejects() {
     let error = error("sack-few:alpha=NaN");
     assert!(error.contains("bad alpha \"NaN\""), "{error}");
 }
+
+#[test]
+fn a_boxed_controller_says_which_algorithm_it_is_and_a_clone_is_a_new_flow() {
+    use std::time::Instant;
+    for id in ["tahoe", "reno", "newreno", "sack-few"] {
+        let boxed = registry::parse(id)
+            .unwrap()
+            .factory()
+            .build(Instant::now(), 1200);
+        let clone = boxed.clone_box();
+        let original = boxed.into_any().downcast::<discern::NewReno>().unwrap();
+        assert_eq!(original.id(), id);
+        let clone = clone.into_any().downcast::<discern::NewReno>().unwrap();
+        assert_eq!(clone.id(), id);
+        assert_ne!(clone.flow_id(), original.flow_id(), "{id}");
+    }
+    let filter = registry::parse("composite+quinn-cubic")
+        .unwrap()
+        .factory()
+        .build(Instant::now(), 1200)
+        .into_any()
+        .downcast::<discern::LossFilter<discern::classify::SackGapAndRtt>>()
+        .unwrap();
+    assert_eq!(filter.id(), "composite+quinn-cubic");
+}
