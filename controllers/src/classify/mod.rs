@@ -8,6 +8,7 @@
 //! ([`crate::LossFilter`]).
 
 mod backlog;
+mod cen;
 mod owd_threshold;
 mod queue_full;
 mod rtt_tolerance;
@@ -18,6 +19,7 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 pub use backlog::Backlog;
+pub use cen::{Spike, Trend, ZigZag};
 pub use owd_threshold::OwdThreshold;
 pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;
