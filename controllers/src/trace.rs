@@ -12,7 +12,7 @@
 //! | `lost_packets`, `lost_bytes` | loss | this event's losses |
 //! | `losses_in_window` | loss | packets lost so far in this event's window |
 //! | `sent_age_us` | loss | `now - sent` of the largest lost packet |
-//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence |
+//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence; `srtt_us` is the average the classifier compared against (the TCP-style one for `composite` and `modified-sack`, quinn's otherwise) |
 //! | `threshold_us` | loss | the classifier's threshold, when it has one |
 //! | `reason` | loss | the rule that decided |
 //! | `frame_age_us` | rtt | `now` minus when the ACK frame whose delay was recovered was processed |

@@ -259,6 +259,38 @@ mod tests {
     use tracing_subscriber::layer::SubscriberExt;
 
     #[test]
+    fn rtt_events_are_kept_only_when_asked_for() {
+        let capture = |layer: fn(Sink) -> CaptureLayer| {
+            let sink = Sink::default();
+            let subscriber = tracing_subscriber::registry().with(layer(sink.clone()));
+            tracing::subscriber::with_default(subscriber, || {
+                let s = tracing::info_span!(SPAN, index = 1u64, role = "sender");
+                s.in_scope(|| {
+                    tracing::trace!(target: "discern::cwnd", flow = 9u64, event = "rtt",
+                        frame_age_us = 5u64, sent_age_us = 45u64, rtt_us = 40u64,
+                        ack_delay_us = 3u64, owd_hint_us = 20u64);
+                });
+            });
+            let got = sink.lock().unwrap().clone();
+            got
+        };
+        assert!(capture(CaptureLayer::new).is_empty());
+        let got = capture(CaptureLayer::with_delays);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].sent_age_us, None);
+        assert_eq!(
+            got[0].delay,
+            Some(FrameDelay {
+                frame_age_us: 5,
+                sent_age_us: 45,
+                rtt_us: 40,
+                ack_delay_us: 3,
+                owd_hint_us: 20,
+            })
+        );
+    }
+
+    #[test]
     fn captures_sender_events_only() {
         let sink = Sink::default();
         let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));

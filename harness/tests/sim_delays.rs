@@ -52,7 +52,6 @@ fn check(d: &DelaySignals) {
 #[test]
 fn recovered_ack_delays_match_the_truth_under_quinns_default_acks() {
     let d = delays(None);
-    eprintln!("{d:?}");
     check(&d);
     // With the delays removed, the hint is within a few packet times of the forward delay.
     assert!(d.owd_hint_error_p95_us < 5_000, "{d:?}");
@@ -61,6 +60,5 @@ fn recovered_ack_delays_match_the_truth_under_quinns_default_acks() {
 #[test]
 fn recovered_ack_delays_match_the_truth_with_a_1ms_max_ack_delay() {
     let d = delays(Some(Duration::from_millis(1)));
-    eprintln!("{d:?}");
     check(&d);
 }

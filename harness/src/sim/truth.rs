@@ -353,8 +353,8 @@ impl DelayTruth {
             (Some((_, &truth)), None) if sends.contains(&truth.newest_sent) => Some(truth),
             _ => None,
         };
-        // Later events belong to later frames: nothing before this one will be asked for.
-        let keep = acks.split_off(frames.start());
+        // Later events belong to later frames: nothing up to this one will be asked for again.
+        let keep = acks.split_off(&frames.end().saturating_add(1));
         *acks = keep;
         let Some(truth) = matched else {
             self.unmatched += 1;
