@@ -119,7 +119,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let mut event = congestion_event(
+        let event = congestion_event(
             now,
             sent,
             is_persistent_congestion,
@@ -127,7 +127,6 @@ impl<A: Algorithm> Controller for Adapter<A> {
             self.algorithm.window().mss(),
             self.rtt.sample(),
         );
-        event.window_packets = self.algorithm.window().cwnd() / self.algorithm.window().mss();
         trace::log_decision(self, &event, |this, _| this.algorithm.on_congestion(&event));
     }
 

@@ -107,6 +107,15 @@ fn bad_ids_name_the_problem_and_the_fix() {
     assert!(error("modified-tahoe:restart_window=0").contains("at least 1"));
     assert!(error("modified-tahoe:packet_threshold=99999999999").contains("below 2^32"));
 
+    let beta = error("discern:beta=2");
+    assert!(beta.contains("bad beta \"2\""), "{beta}");
+    assert!(beta.contains("above 0 and below 1"), "{beta}");
+    assert!(error("discern:beta=NaN").contains("bad beta"));
+    assert!(error("discern:beta=-0.5").contains("bad beta"));
+    assert!(error("discern:growth=vegas").contains("reno or cubic"));
+    assert!(error("discern:memory=0s").contains("bad memory"));
+    assert!(error("veno:beta=-3").contains("at least 0"));
+
     let front = error("tahoe+quinn-cubic");
     assert!(front.contains("cannot classify losses"), "{front}");
     assert!(front.contains("composite"), "{front}");
