@@ -123,8 +123,17 @@ mod tests {
             owd_hint_us: 20_100,
         };
         t.score(0, 42_000 * us, &frame);
-        // The same frame again: pruned, so unmatched.
+        // The same frame again (a filter and the controller behind it): scored once.
         t.score(0, 42_000 * us, &frame);
+        // A frame no receiver datagram carried.
+        t.score(
+            0,
+            43_000 * us,
+            &FrameDelay {
+                frame_age_us: 100,
+                ..frame
+            },
+        );
         let s = t.summary().unwrap();
         assert_eq!((s.frames_checked, s.frames_unmatched), (1, 1));
         assert_eq!(s.ack_delay_within_100us, 1.0);
@@ -277,6 +286,8 @@ pub struct DelayTruth {
     latest_arrival: Vec<Option<(VTime, VTime)>>,
     /// Per flow: receiver datagrams by their arrival at the sender.
     acks: Vec<BTreeMap<VTime, AckTruth>>,
+    /// Per flow: arrival at the sender of the last frame scored.
+    last_scored: Vec<Option<VTime>>,
     checked: u64,
     unmatched: u64,
     within: u64,
@@ -292,6 +303,7 @@ impl DelayTruth {
         if self.acks.len() <= flow {
             self.acks.resize_with(flow + 1, BTreeMap::new);
             self.latest_arrival.resize(flow + 1, None);
+            self.last_scored.resize(flow + 1, None);
         }
     }
 
@@ -347,19 +359,25 @@ impl DelayTruth {
             (now.saturating_sub((age_us + 1).saturating_mul(1000)) + 1).min(to)..=to
         };
         let (frames, sends) = (window(frame.frame_age_us), window(frame.sent_age_us));
+        // A classifier in front of one of this crate's controllers (`composite+newreno`) and
+        // the controller behind it both report each frame: score it once.
+        if self.last_scored[flow].is_some_and(|at| frames.contains(&at)) {
+            return;
+        }
         let acks = &mut self.acks[flow];
         let mut candidates = acks.range(frames.clone());
         let matched = match (candidates.next(), candidates.next()) {
-            (Some((_, &truth)), None) if sends.contains(&truth.newest_sent) => Some(truth),
+            (Some((&at, &truth)), None) if sends.contains(&truth.newest_sent) => Some((at, truth)),
             _ => None,
         };
         // Later events belong to later frames: nothing up to this one will be asked for again.
         let keep = acks.split_off(&frames.end().saturating_add(1));
         *acks = keep;
-        let Some(truth) = matched else {
+        let Some((at, truth)) = matched else {
             self.unmatched += 1;
             return;
         };
+        self.last_scored[flow] = Some(at);
         let true_delay_us = truth.ack_sent.saturating_sub(truth.newest_arrival) / 1000;
         let true_owd_us = truth.newest_arrival.saturating_sub(truth.newest_sent) / 1000;
         let ack_error = frame.ack_delay_us.abs_diff(true_delay_us);
