@@ -175,6 +175,8 @@ impl Verdict {
 /// Why a verdict was reached: the figures a reader (or a scoring harness) needs to check it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Evidence {
+    /// The loss event's sample; `smoothed` is the average the classifier compared against where
+    /// it keeps its own ([`crate::classify::TcpSrtt`]), quinn's otherwise.
     pub rtt: RttSample,
     /// The RTT (or one-way-delay hint) at or above which the classifier suspects congestion.
     pub threshold: Option<Duration>,

@@ -32,6 +32,14 @@
 //! (almost) no delay; it is the lone packet at the end of a flight whose ACK waits for the
 //! receiver's timer. Consumers that need a corrected delay on every frame read
 //! [`AckBatch::resolved`]: the latest earlier frame with its delay recovered, one frame late.
+//!
+//! # What cannot be recovered
+//!
+//! A delay quinn did not subtract: when `min + ack_delay > latest`, which happens when quinn's
+//! minimum RTT itself holds an ACK delay (on a slow path where every ACK waits for the
+//! receiver's timer, e.g. a 1 ms `max_ack_delay` and packets more than 1 ms apart). quinn's
+//! estimator then moves by the raw sample, and the recovered delay is zero. The simulator
+//! measures how often this happens (`delay_signals` in `summary.json`).
 use std::time::{Duration, Instant};
 
 use quinn_proto::RttEstimator;
