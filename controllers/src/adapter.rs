@@ -63,6 +63,13 @@ impl<A: Algorithm> Adapter<A> {
     pub fn flow_id(&self) -> u64 {
         self.tracer.flow
     }
+
+    /// The registry id of the controller, e.g. `"tahoe"`. Several controllers share one type
+    /// (Tahoe, Reno, NewReno and SACK-Few are all `Adapter<LossBasedAlgorithm>`); after
+    /// `into_any()` and a downcast this tells them apart.
+    pub fn id(&self) -> &str {
+        &self.tracer.controller
+    }
 }
 
 impl<A: Algorithm> Traced for Adapter<A> {
@@ -143,9 +150,11 @@ impl<A: Algorithm> Controller for Adapter<A> {
         self.algorithm.window().cwnd().saturating_add(1)
     }
 
+    /// The same window quinn enforces (`cwnd + 1`, see [`Controller::window`]), so that quinn's
+    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself.
     fn metrics(&self) -> ControllerMetrics {
         let mut metrics = ControllerMetrics::default();
-        metrics.congestion_window = self.algorithm.window().cwnd();
+        metrics.congestion_window = self.window();
         metrics.ssthresh = Some(self.algorithm.window().ssthresh());
         metrics
     }

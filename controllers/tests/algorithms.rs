@@ -121,7 +121,7 @@ fn modified_sack_within_tolerance_keeps_the_window_whatever_the_count() {
 fn modified_sack_tolerance_is_the_boundary() {
     for tolerance in [0.0, 0.02, 0.05, 0.10, 0.20] {
         let mut config = ModifiedSackConfig::default();
-        config.tolerance(tolerance);
+        config.tolerance(tolerance).unwrap();
         let mut path = settled(config.algorithm(MSS));
         // Just above the tolerance (and above the 1 ms granularity): a burst is congestion.
         let above = RTT.mul_f64(1.0 + tolerance) + Duration::from_millis(2);
@@ -181,7 +181,7 @@ fn wnewreno_cuts_when_the_one_way_delay_exceeds_its_threshold() {
 #[test]
 fn wnewreno_margin_moves_the_threshold() {
     let mut config = WNewRenoConfig::default();
-    config.margin(0.05);
+    config.margin(0.05).unwrap();
     let mut path = settled(config.algorithm(MSS));
     // 5 ms of queueing exceeds a 2.5 ms margin.
     assert_eq!(
@@ -286,7 +286,7 @@ fn reno_halves_twice_for_two_losses_in_one_window_where_newreno_halves_once() {
 fn sack_few_grows_about_alpha_mss_per_rtt_without_an_exponential_phase() {
     for alpha in [0.01, 0.1, 1.0] {
         let mut config = SackFewConfig::default();
-        config.alpha(alpha);
+        config.alpha(alpha).unwrap();
         let mut path = Path::new(config.algorithm(MSS));
         assert_eq!(path.window().state(), State::SlowStart);
         let start = path.cwnd_packets();
@@ -309,7 +309,7 @@ fn sack_few_grows_past_ssthresh_after_a_reduction() {
     // loss would ratchet it down to the floor for good.
     for alpha in [0.01, 0.1, 1.0] {
         let mut config = SackFewConfig::default();
-        config.alpha(alpha);
+        config.alpha(alpha).unwrap();
         let mut path = settled(config.algorithm(MSS));
         path.lose(1);
         path.round(); // ends recovery
