@@ -97,7 +97,9 @@ impl<A: Algorithm> Controller for Adapter<A> {
         rtt: &RttEstimator,
     ) {
         trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.algorithm.on_ack(&ack);
         });
     }
@@ -107,9 +109,12 @@ impl<A: Algorithm> Controller for Adapter<A> {
         now: Instant,
         in_flight: u64,
         app_limited: bool,
-        _largest_packet_num_acked: Option<u64>,
+        largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
             trace::log_window_change(self, |this| this.algorithm.on_ack_batch(&batch));
         }
     }

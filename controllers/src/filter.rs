@@ -124,7 +124,9 @@ impl<C: Classifier> Controller for LossFilter<C> {
         rtt: &RttEstimator,
     ) {
         trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.discriminator.on_ack(&ack);
             this.inner.on_ack(now, sent, bytes, app_limited, rtt);
         });
@@ -137,7 +139,10 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
             self.discriminator.on_ack_batch(&batch);
         }
         trace::log_window_change(self, |this| {
