@@ -61,6 +61,7 @@ pub mod bandwidth;
 pub mod classify;
 mod composite;
 mod discern_controller;
+mod discriminating_sack;
 pub mod episode;
 pub mod event;
 mod factory;
@@ -86,6 +87,7 @@ pub use algorithm::{
 };
 pub use composite::{Composite, CompositeConfig};
 pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth};
+pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterConfig};
 pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
