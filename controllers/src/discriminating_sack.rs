@@ -59,11 +59,12 @@ impl<C: Classifier> DiscriminatingSackConfig<C> {
 }
 
 impl<C: Classifier> ControllerFactory for DiscriminatingSackConfig<C> {
-    fn build(self: Arc<Self>, _now: Instant, current_mtu: u16) -> Box<dyn Controller> {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         Box::new(Adapter::new(
             Arc::clone(&self.id),
             self.algorithm(u64::from(current_mtu)),
             self.initial_window,
+            now,
         ))
     }
 }

@@ -152,6 +152,13 @@ impl State {
             State::Recovery => "recovery",
         }
     }
+
+    /// The state [`State::as_str`] names.
+    pub fn parse(text: &str) -> Option<Self> {
+        [State::SlowStart, State::Avoidance, State::Recovery]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
 }
 
 /// What a loss was taken to mean.
@@ -169,6 +176,13 @@ impl Verdict {
             Verdict::Random => "random",
             Verdict::Congestion => "congestion",
         }
+    }
+
+    /// The verdict [`Verdict::as_str`] names.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Verdict::Random, Verdict::Congestion]
+            .into_iter()
+            .find(|v| v.as_str() == text)
     }
 }
 

@@ -18,17 +18,13 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-pub const TARGET: &str = "discern::cwnd";
+pub use discern::event::Verdict;
+pub use discern::trace::{RTT_TARGET, TARGET};
+
+use discern::trace::Record;
 /// The span a runner enters (or instruments a flow's tasks with) around a flow's sender-side
 /// work, with fields `index` (the flow) and `role` (`sender` or `receiver`).
 pub const SPAN: &str = "discern_flow";
-
-/// What a controller concluded about a loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Random,
-    Congestion,
-}
 
 /// One controller event, as far as the runners use it.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,65 +94,6 @@ impl Visit for TagVisitor {
     }
 }
 
-struct EventVisitor<'a>(&'a mut CwndEvent, FrameDelay, bool);
-
-impl EventVisitor<'_> {
-    fn text(&mut self, name: &str, value: &str) {
-        match name {
-            "event" => {
-                self.0.loss = value == "loss";
-                self.2 = value == "rtt";
-            }
-            "verdict" => {
-                self.0.verdict = match value {
-                    "random" => Some(Verdict::Random),
-                    "congestion" => Some(Verdict::Congestion),
-                    _ => None,
-                }
-            }
-            _ => {}
-        }
-    }
-    fn number(&mut self, name: &str, value: u64) {
-        match name {
-            "cwnd" => self.0.cwnd = Some(value),
-            "ssthresh" => self.0.ssthresh = Some(value),
-            "sent_age_us" => {
-                self.0.sent_age_us = Some(value);
-                self.1.sent_age_us = value;
-            }
-            "frame_age_us" => self.1.frame_age_us = value,
-            "rtt_us" => self.1.rtt_us = value,
-            "ack_delay_us" => self.1.ack_delay_us = value,
-            "owd_hint_us" => self.1.owd_hint_us = value,
-            _ => {}
-        }
-    }
-}
-
-impl Visit for EventVisitor<'_> {
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.number(field.name(), value);
-    }
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        if let Ok(v) = u64::try_from(value) {
-            self.number(field.name(), v);
-        }
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.text(field.name(), value);
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let s = format!("{value:?}");
-        let s = s.trim_matches('"');
-        if let Ok(v) = s.parse::<u64>() {
-            self.number(field.name(), v);
-        } else {
-            self.text(field.name(), s);
-        }
-    }
-}
-
 /// The layer: keeps `discern::cwnd` events of sender-side spans.
 pub struct CaptureLayer {
     sink: Sink,
@@ -183,7 +120,7 @@ impl CaptureLayer {
         if meta.is_span() {
             meta.name() == SPAN
         } else {
-            meta.target() == TARGET && (self.delays || *meta.level() != tracing::Level::TRACE)
+            meta.target() == TARGET || (self.delays && meta.target() == RTT_TARGET)
         }
     }
 }
@@ -219,9 +156,9 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
-        if event.metadata().target() != TARGET {
+        let Some(record) = Record::decode(event) else {
             return;
-        }
+        };
         let Some(span) = ctx.event_span(event) else {
             return;
         };
@@ -241,11 +178,29 @@ where
             sent_age_us: None,
             delay: None,
         };
-        let mut visitor = EventVisitor(&mut e, FrameDelay::default(), false);
-        event.record(&mut visitor);
-        if let EventVisitor(_, delay, true) = visitor {
-            e.delay = Some(delay);
-            e.sent_age_us = None;
+        // `u64::MAX` stands for "no reduction yet", as in the events themselves.
+        let window = |e: &mut CwndEvent, w: &discern::trace::WindowRecord| {
+            e.cwnd = Some(w.cwnd);
+            e.ssthresh = Some(w.ssthresh.unwrap_or(u64::MAX));
+        };
+        match &record {
+            Record::Window(w) => window(&mut e, w),
+            Record::Loss(loss) => {
+                window(&mut e, &loss.window);
+                e.loss = true;
+                e.verdict = Some(loss.verdict);
+                e.sent_age_us = Some(loss.sent_age_us);
+            }
+            Record::Rtt(rtt) => {
+                e.delay = Some(FrameDelay {
+                    frame_age_us: rtt.frame_age_us,
+                    sent_age_us: rtt.sent_age_us,
+                    rtt_us: rtt.rtt_us,
+                    ack_delay_us: rtt.ack_delay_us,
+                    owd_hint_us: rtt.owd_hint_us,
+                });
+            }
+            _ => return,
         }
         if let Ok(mut sink) = self.sink.lock() {
             sink.push(e);
@@ -266,9 +221,9 @@ mod tests {
             tracing::subscriber::with_default(subscriber, || {
                 let s = tracing::info_span!(SPAN, index = 1u64, role = "sender");
                 s.in_scope(|| {
-                    tracing::trace!(target: "discern::cwnd", flow = 9u64, event = "rtt",
-                        frame_age_us = 5u64, sent_age_us = 45u64, rtt_us = 40u64,
-                        ack_delay_us = 3u64, owd_hint_us = 20u64);
+                    tracing::trace!(target: "discern::rtt", flow = 9u64, controller = "x",
+                        t_us = 1u64, event = "rtt", frame_age_us = 5u64, sent_age_us = 45u64,
+                        rtt_us = 40u64, ack_delay_us = 3u64, owd_hint_us = 20u64);
                 });
             });
             let got = sink.lock().unwrap().clone();
@@ -298,15 +253,20 @@ mod tests {
             let s = tracing::info_span!(SPAN, index = 3u64, role = "sender");
             let r = tracing::info_span!(SPAN, index = 3u64, role = "receiver");
             s.in_scope(|| {
-                tracing::debug!(target: "discern::cwnd", flow = 99u64, event = "loss",
-                    cwnd = 1000u64, ssthresh = 500u64, state = "recovery", verdict = "random",
-                    reduced = false, sent_age_us = 42u64);
+                tracing::debug!(target: "discern::cwnd", flow = 99u64, controller = "x",
+                    t_us = 7u64, event = "loss", cwnd = 1000u64, ssthresh = 500u64,
+                    state = "recovery", verdict = "random", reduced = false, lost_packets = 1u64,
+                    lost_bytes = 1200u64, losses_in_window = 1u64, sent_age_us = 42u64,
+                    rtt_us = 40u64, srtt_us = 40u64, min_rtt_us = 40u64, reason = "test");
                 tracing::debug!(target: "other", cwnd = 1u64);
             });
             r.in_scope(|| {
-                tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 7u64);
+                tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x",
+                    t_us = 1u64, event = "window", cwnd = 7u64, ssthresh = 7u64,
+                    state = "avoidance");
             });
-            tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 8u64);
+            tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x", t_us = 1u64,
+                event = "window", cwnd = 8u64, ssthresh = 8u64, state = "avoidance");
         });
         let mut got = sink.lock().unwrap().clone();
         let at = got.first().map(|e| e.at).unwrap_or_else(Instant::now);
