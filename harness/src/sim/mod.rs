@@ -24,8 +24,8 @@
 
 pub mod clock;
 mod flow;
-pub mod link;
-pub mod loss;
+pub use crate::link;
+pub use crate::link::loss;
 mod network;
 pub mod payload;
 pub mod tls;
@@ -38,8 +38,7 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
-    FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
-    VerdictAccuracy,
+    FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing, VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
@@ -326,33 +325,46 @@ impl Sim {
             let cause = self.net.truth.cause_of(d.flow, from, to);
             GroundTruth::score(&mut accuracy, d.verdict, cause);
         }
+        let paths: Vec<&[usize]> = scenario
+            .flows
+            .iter()
+            .flat_map(|f| std::iter::repeat_n(f.path.as_slice(), f.count as usize))
+            .collect();
         let links = scenario
             .links
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let fwd = &self.net.links[network::dir_index(i, loss::Direction::Forward)].stats;
-                LinkSummary {
-                    name: l.name.clone(),
-                    rate_bps: l.rate.0,
-                    delay_s: l.delay.as_secs_f64(),
-                    queue_packets: l.queue,
-                    loss: loss::describe(&l.loss),
-                    engine: "simulator".into(),
-                    measured: Some(MeasuredLink {
-                        rate_bps: if end > 0 {
-                            fwd.departed_bytes as f64 * 8.0 / secs(end)
-                        } else {
-                            0.0
-                        },
-                        base_rtt_s: 2.0 * l.delay.as_secs_f64(),
-                        loss_rate: if fwd.departed_packets > 0 {
-                            fwd.channel_drops as f64 / fwd.departed_packets as f64
-                        } else {
-                            0.0
-                        },
-                    }),
-                }
+                let fwd = &self.net.links[network::dir_index(i, loss::Direction::Forward)];
+                let rev = &self.net.links[network::dir_index(i, loss::Direction::Reverse)];
+                let stats = fwd.stats;
+                let measured = MeasuredLink {
+                    rate_bps: if end > 0 {
+                        stats.departed_bytes as f64 * 8.0 / secs(end)
+                    } else {
+                        0.0
+                    },
+                    base_rtt_s: 2.0 * l.delay.as_secs_f64(),
+                    loss_rate: if stats.departed_packets > 0 {
+                        stats.channel_drops as f64 / stats.departed_packets as f64
+                    } else {
+                        0.0
+                    },
+                };
+                let delivered = self
+                    .flows
+                    .iter()
+                    .filter(|f| paths.get(f.index).is_some_and(|p| p.contains(&i)))
+                    .map(|f| f.delivered())
+                    .sum();
+                link::summary(
+                    l,
+                    "simulator",
+                    Some(measured),
+                    Some([fwd.observed(), rev.observed()]),
+                    Duration::from_nanos(end),
+                    delivered,
+                )
             })
             .collect();
         let summary = Summary {
