@@ -42,6 +42,8 @@ pub struct CwndEvent {
     pub ssthresh: Option<u64>,
     pub verdict: Option<Verdict>,
     pub sent_age_us: Option<u64>,
+    /// The decision answered an ECN congestion mark (quinn's `lost_bytes == 0` event), not a loss.
+    pub ecn_mark: bool,
 }
 
 /// Captured events, drained by the runner.
@@ -88,6 +90,7 @@ impl EventVisitor<'_> {
     fn text(&mut self, name: &str, value: &str) {
         match name {
             "event" => self.0.loss = value == "loss",
+            "reason" => self.0.ecn_mark = value == "ECN congestion mark",
             "verdict" => {
                 self.0.verdict = match value {
                     "random" => Some(Verdict::Random),
@@ -201,6 +204,7 @@ where
             ssthresh: None,
             verdict: None,
             sent_age_us: None,
+            ecn_mark: false,
         };
         event.record(&mut EventVisitor(&mut e));
         if let Ok(mut sink) = self.sink.lock() {
@@ -245,6 +249,7 @@ mod tests {
                 ssthresh: Some(500),
                 verdict: Some(Verdict::Random),
                 sent_age_us: Some(42),
+                ecn_mark: false,
             }]
         );
     }

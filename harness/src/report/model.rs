@@ -68,6 +68,9 @@ pub struct FlowSummary {
 pub struct Verdicts {
     pub random: u64,
     pub congestion: u64,
+    /// Of the congestion verdicts, those that answered an ECN congestion mark rather than a loss.
+    #[serde(default)]
+    pub ecn_marks: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -270,6 +270,12 @@ impl Sim {
                         Verdict::Random => f.verdicts.random += 1,
                         Verdict::Congestion => f.verdicts.congestion += 1,
                     }
+                    // A CE mark is no loss: nothing in the ground truth to score it against.
+                    if e.ecn_mark {
+                        f.verdicts.ecn_marks += 1;
+                        f.sample(now, e.cwnd, true);
+                        continue;
+                    }
                     self.decisions.push(LossDecision {
                         flow: e.flow,
                         at: now,
