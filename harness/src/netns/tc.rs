@@ -299,6 +299,56 @@ mod tests {
         );
     }
 
+    /// The exact `tc` lines of a scenario file's links, both directions, as the netem engine
+    /// would run them on the head (forward) and tail (reverse) routers.
+    #[test]
+    fn tc_lines_of_a_scenario() {
+        let text = r#"
+            name = "tc"
+            description = ""
+            duration = "10s"
+            [[link]]
+            name = "access"
+            rate = "1Gbit"
+            delay = "1ms"
+            queue = 1000
+            [[link]]
+            name = "radio"
+            rate = "8Mbit"
+            delay = "30ms"
+            queue = { limit = 200, codel = { target = "10ms", interval = "150ms" } }
+            loss = { model = "gilbert-elliott", p = 0.01, r = 0.5, h = 0.1 }
+            reverse_loss = { model = "bernoulli", rate = 0.001 }
+            [[flow]]
+            controller = "newreno"
+            path = ["access", "radio"]
+        "#;
+        let s = crate::scenario::Scenario::from_toml(text, "tc.toml", &[]).unwrap();
+        let lines =
+            |l: &Link, loss: &LossModel| joined(&netem_commands("d", l, loss, s.mtu).unwrap());
+        let (access, radio) = (&s.links[0], &s.links[1]);
+        assert!(s.links.iter().all(|l| engine_for(l, true) == Engine::Netem));
+        assert_eq!(
+            lines(access, &access.loss),
+            vec![
+                "qdisc add dev d root handle 1: netem limit 2336 delay 1000us",
+                "qdisc add dev d parent 1:1 handle 10: tbf rate 1000000000bit burst 125000 limit 1501500",
+            ]
+        );
+        assert_eq!(
+            lines(radio, &radio.loss),
+            vec![
+                "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss gemodel 1% 50% 90% 0%",
+                "qdisc add dev d parent 1:1 handle 10: tbf rate 8000000bit burst 3000 limit 301500",
+                "qdisc add dev d parent 10:1 handle 20: codel limit 201 target 10000us interval 150000us",
+            ]
+        );
+        assert_eq!(
+            lines(radio, &radio.reverse_loss)[0],
+            "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss random 0.1%"
+        );
+    }
+
     #[test]
     fn features_without_a_kernel_form_need_user_space() {
         let mut ecn = link(LossModel::None);
