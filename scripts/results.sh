@@ -7,6 +7,7 @@
 #   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
 #   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
 #   SKIP_NETNS=1 scripts/results.sh     # as root, skip the real-namespace sweep (3 minutes)
+#   LINK_SEEDS=1,2,3 scripts/results.sh # seeds of the LTE-trace sweeps (default 1-5)
 #
 # Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
 # release build (see docs/RESULTS.md for the measured time).
@@ -83,6 +84,19 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
     sweep 004-mixed-uncapped scenarios/004-errors-and-congestion.toml \
         --set 'flow.*.receive_window=10MB' --vary link.bottleneck.loss.rate=0,0.001,0.01 \
         --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+
+    # Recorded LTE traces (drop-tail, and CoDel), every controller, several seeds. The traces
+    # live beside the repository (../shared/traces); without them these sweeps are skipped and
+    # the committed table stays.
+    LINKS=newreno,modified-sack,wnewreno,composite,sack-few,quinn-newreno,quinn-cubic,quinn-bbr
+    LINK_SEEDS=${LINK_SEEDS:-1,2,3,4,5}
+    if [[ -f ../shared/traces/TMobile-LTE-short.down && -f ../shared/traces/ATT-LTE-driving-2016.down ]]; then
+        for s in lte-tmobile lte-att lte-tmobile-codel; do
+            sweep "links-$s" "scenarios/$s.toml" --vary seed=$LINK_SEEDS --controller $LINKS
+        done
+    else
+        echo "  links-lte-*: skipped (../shared/traces absent)"
+    fi
 
     # Real namespaces with kernel TCP peers (root only; real time, about 3 minutes).
     if [[ $(id -u) == 0 && -z ${SKIP_NETNS:-} ]]; then
