@@ -22,6 +22,16 @@ pub struct LossFilterConfig<C> {
     inner: Arc<dyn ControllerFactory + Send + Sync>,
 }
 
+/// quinn's factories have no `Debug`; the id names the inner one.
+impl<C: Classifier> std::fmt::Debug for LossFilterConfig<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LossFilterConfig")
+            .field("id", &self.id)
+            .field("classifier", &self.classifier)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<C: Classifier> LossFilterConfig<C> {
     /// `id` names the combination in `tracing` events (e.g. `"composite+quinn-cubic"`);
     /// `classifier` is the fresh state every new connection starts from.
@@ -65,6 +75,16 @@ impl<C: Classifier> LossFilter<C> {
     /// The controller behind the filter.
     pub fn inner(&self) -> &dyn Controller {
         self.inner.as_ref()
+    }
+
+    /// The id of the combination, e.g. `"composite+quinn-cubic"`.
+    pub fn id(&self) -> &str {
+        &self.tracer.controller
+    }
+
+    /// The id this filter's `tracing` events carry in their `flow` field.
+    pub fn flow_id(&self) -> u64 {
+        self.tracer.flow
     }
 }
 

@@ -3,6 +3,7 @@ use std::time::Duration;
 use crate::algorithm::{ModifiedSackAlgorithm, WindowAlgorithm};
 use crate::classify::{RttTolerance, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
+use crate::param::{non_negative, ParamError};
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -33,9 +34,9 @@ pub struct ModifiedSackConfig {
 impl ModifiedSackConfig {
     /// Largest relative RTT deviation still read as random loss (paper sweeps 0, 0.02, 0.05,
     /// 0.10, 0.20; default 0.05).
-    pub fn tolerance(&mut self, tolerance: f64) -> &mut Self {
-        self.tolerance = tolerance;
-        self
+    pub fn tolerance(&mut self, tolerance: f64) -> Result<&mut Self, ParamError> {
+        self.tolerance = non_negative("tolerance", tolerance)?;
+        Ok(self)
     }
 
     /// RTT differences below this are noise (default 1 ms).

@@ -42,11 +42,18 @@ pub(crate) struct Snapshot {
     pub state: State,
 }
 
-/// Names a controller instance in its events.
-#[derive(Debug, Clone)]
+/// Names a controller instance in its events. A clone is another instance (quinn clones a
+/// controller for a new path), so it gets a flow id of its own.
+#[derive(Debug)]
 pub(crate) struct Tracer {
     pub flow: u64,
     pub controller: Arc<str>,
+}
+
+impl Clone for Tracer {
+    fn clone(&self) -> Self {
+        Self::new(Arc::clone(&self.controller))
+    }
 }
 
 impl Tracer {

@@ -4,7 +4,7 @@
 //! evidence. [`Discriminator`] adds what every classifier shares: the count of losses in the
 //! current window, and the events that are congestion whatever a classifier thinks (persistent
 //! congestion, ECN). The same discriminator sits inside the papers' controllers
-//! ([`crate::DiscriminatingAlgorithm`]) and in front of any quinn controller
+//! ([`crate::WindowAlgorithm`]) and in front of any quinn controller
 //! ([`crate::LossFilter`]).
 
 mod backlog;
