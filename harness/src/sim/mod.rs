@@ -7,10 +7,11 @@
 //!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
 //!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
 //!   flow's endpoints have their own fake addresses; nothing touches a socket.
-//! * Links (`link`, `loss`, `network`): per direction a drop-tail queue of `queue` packets waiting
-//!   besides the one being serialised (overflow drops happen at enqueue), serialisation at the
-//!   link rate (IPv4/UDP headers included), propagation delay, and channel loss decided as a
-//!   packet *leaves* the link, after serialisation. One seeded RNG per link direction.
+//! * Links (`network`, over the link model both runners share, [`crate::link`]): per direction a
+//!   queue of `queue` packets waiting besides the one being sent (drop-tail, optionally CoDel),
+//!   served at the link rate (IPv4/UDP headers included) or by a capacity trace, ECN step
+//!   marking, propagation delay with optional jitter and reordering, and channel loss decided as
+//!   a packet *leaves* the link, after serialisation. Seeded RNGs per link direction.
 //! * Ground truth (`truth`): every drop with its cause and the instant quinn produced the packet,
 //!   against which the controllers' verdicts (captured from their `tracing` events by `capture`)
 //!   are scored: a loss event's `now - sent_age_us` (microsecond resolution) names the dropped
