@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/RESULTS.md from the sweeps of scripts/results.sh.
 
-usage: results_tables.py OUT_DIR RESULTS_MD
+usage: results_tables.py OUT_DIR RESULTS_MD [TABLE ...]
 
 Reads OUT_DIR/<sweep>/sweep.csv and each run's runs/<index>-*/summary.json and flows.csv, and
 replaces every block between `<!-- BEGIN name -->` and `<!-- END name -->` in RESULTS_MD with
-the table `name`. Standard library only.
+the table `name` (only the named tables if any are given). Standard library only.
 """
 
 import csv
@@ -366,15 +366,20 @@ def t_links(out):
     (keep the committed table) when the sweeps were skipped because the traces are absent."""
     if not all(os.path.exists(os.path.join(out, name, "sweep.csv")) for _, name in LINK_PATHS):
         return None
-    header = ["path", "controller", "runs", "goodput Mbit/s (mean ± sd)", "of trace capacity",
+    header = ["path", "controller", "runs (failed)", "goodput Mbit/s (mean ± sd)", "of trace capacity",
               "p95 queueing delay ms", "random read as random", "congestion read as congestion",
               "spurious loss decisions"]
     rows = []
     for label, name in LINK_PATHS:
         sw = Sweep(out, name)
         for c in LINK_CONTROLLERS:
-            runs = [sw.summary(r) for r in sw.rows if r["controller"] == c]
+            mine = [r for r in sw.rows if r["controller"] == c]
+            failed = [r for r in mine if r.get("error")]
+            runs = [sw.summary(r) for r in mine if not r.get("error")]
+            if not mine:
+                continue
             if not runs:
+                rows.append([label, c, f"{len(mine)} ({len(failed)})"] + ["-"] * 6)
                 continue
             good = [sum(f["goodput_bps"] for f in s["flows"]) / 1e6 for s in runs]
             frac = [s["links"][0]["trace"]["goodput_fraction"] for s in runs]
@@ -388,7 +393,7 @@ def t_links(out):
             g, gsd = mean_sd(good)
             f, fsd = mean_sd(frac)
             q, qsd = mean_sd(p95)
-            rows.append([label, c, len(runs), f"{g:.2f} ± {gsd:.2f}", f"{f:.2f} ± {fsd:.2f}",
+            rows.append([label, c, f"{len(mine)} ({len(failed)})", f"{g:.2f} ± {gsd:.2f}", f"{f:.2f} ± {fsd:.2f}",
                          f"{q:.0f} ± {qsd:.0f}", cell(acc["random_as_random"], rr),
                          cell(acc["congestion_as_congestion"], cc), acc["spurious"]])
     return table(header, rows)
@@ -422,7 +427,7 @@ def tables(out):
 
 
 def main():
-    out, doc = sys.argv[1], sys.argv[2]
+    out, doc, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     makers = tables(out)
     with open(doc) as f:
         text = f.read()
@@ -431,6 +436,8 @@ def main():
         name = m.group(1)
         if name not in makers:
             raise SystemExit(f"{doc}: unknown table {name}")
+        if only and name not in only:
+            return m.group(0)
         made = makers[name]()
         if made is None:
             return m.group(0)
