@@ -61,8 +61,9 @@ pub enum Outcome {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DirStats {
     pub offered: u64,
+    /// Packets admitted and scheduled to leave (those still queued when a run ends included).
     pub departed_packets: u64,
-    /// IP bytes that left the queue.
+    /// Their IP bytes.
     pub departed_bytes: u64,
     /// Drop-tail and CoDel drops.
     pub queue_drops: u64,

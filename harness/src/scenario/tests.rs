@@ -1040,3 +1040,23 @@ fn bad_link_conditions_name_file_line_and_key() {
         "DIR/x.toml:16:20: link \"bottleneck\": jitter: model \"normal\" is unknown; expected \"uniform\" or \"exponential\""
     );
 }
+
+#[test]
+fn overrides_set_link_conditions_whole() {
+    let s = with(&[
+        "link.bottleneck.ecn={ threshold = 12 }",
+        "link.bottleneck.queue={ limit = 300, codel = { target = \"2ms\" } }",
+        "link.bottleneck.reorder={ probability = 0.02, displacement = \"4ms\" }",
+    ]);
+    let l = &s.links[1];
+    assert_eq!(l.ecn, Some(EcnMarking { threshold: 12 }));
+    assert_eq!(l.queue, 300);
+    assert_eq!(l.codel.unwrap().target, Duration::from_millis(2));
+    assert_eq!(l.reorder.unwrap().probability, 0.02);
+    let e = with_err(&["link.bottleneck.reorder={ probability = 2, displacement = \"4ms\" }"]);
+    assert!(
+        e.starts_with("--set link.bottleneck.reorder=")
+            && e.contains("probability = 2 is out of range"),
+        "{e}"
+    );
+}
