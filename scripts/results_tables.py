@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/RESULTS.md from the sweeps of scripts/results.sh.
 
-usage: results_tables.py OUT_DIR RESULTS_MD
+usage: results_tables.py OUT_DIR RESULTS_MD [TABLE ...]
 
 Reads OUT_DIR/<sweep>/sweep.csv and each run's runs/<index>-*/summary.json and flows.csv, and
 replaces every block between `<!-- BEGIN name -->` and `<!-- END name -->` in RESULTS_MD with
-the table `name`. Standard library only.
+the table `name` (only the named tables if any are given). Standard library only.
 """
 
 import csv
@@ -345,6 +345,60 @@ def t_netns(out):
     )
 
 
+LINK_CONTROLLERS = ["newreno", "modified-sack", "wnewreno", "composite", "sack-few",
+                    "quinn-newreno", "quinn-cubic", "quinn-bbr"]
+LINK_PATHS = [
+    ("T-Mobile LTE, drop-tail 150", "links-lte-tmobile"),
+    ("AT&T LTE driving, drop-tail 150", "links-lte-att"),
+    ("T-Mobile LTE, CoDel 5 ms / 100 ms", "links-lte-tmobile-codel"),
+]
+
+
+def mean_sd(xs):
+    n = len(xs)
+    m = sum(xs) / n
+    sd = (sum((x - m) ** 2 for x in xs) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    return m, sd
+
+
+def t_links(out):
+    """Every controller over the recorded LTE traces (and with CoDel), over several seeds; None
+    (keep the committed table) when the sweeps were skipped because the traces are absent."""
+    if not all(os.path.exists(os.path.join(out, name, "sweep.csv")) for _, name in LINK_PATHS):
+        return None
+    header = ["path", "controller", "runs (failed)", "goodput Mbit/s (mean ± sd)", "of trace capacity",
+              "p95 queueing delay ms", "random read as random", "congestion read as congestion",
+              "spurious loss decisions"]
+    rows = []
+    for label, name in LINK_PATHS:
+        sw = Sweep(out, name)
+        for c in LINK_CONTROLLERS:
+            mine = [r for r in sw.rows if r["controller"] == c]
+            failed = [r for r in mine if r.get("error")]
+            runs = [sw.summary(r) for r in mine if not r.get("error")]
+            if not mine:
+                continue
+            if not runs:
+                rows.append([label, c, f"{len(mine)} ({len(failed)})"] + ["-"] * 6)
+                continue
+            good = [sum(f["goodput_bps"] for f in s["flows"]) / 1e6 for s in runs]
+            frac = [s["links"][0]["trace"]["goodput_fraction"] for s in runs]
+            p95 = [s["links"][0]["queue_delay"]["p95_s"] * 1e3 for s in runs]
+            acc = {k: sum(s["verdict_accuracy"][k] for s in runs) for k in
+                   ["random_as_random", "random_as_congestion", "congestion_as_congestion",
+                    "congestion_as_random", "spurious"]}
+            rr = acc["random_as_random"] + acc["random_as_congestion"]
+            cc = acc["congestion_as_congestion"] + acc["congestion_as_random"]
+            cell = lambda a, n: f"{100 * a / n:.0f} % ({a}/{n})" if n else "- (0/0)"
+            g, gsd = mean_sd(good)
+            f, fsd = mean_sd(frac)
+            q, qsd = mean_sd(p95)
+            rows.append([label, c, f"{len(mine)} ({len(failed)})", f"{g:.2f} ± {gsd:.2f}", f"{f:.2f} ± {fsd:.2f}",
+                         f"{q:.0f} ± {qsd:.0f}", cell(acc["random_as_random"], rr),
+                         cell(acc["congestion_as_congestion"], cc), acc["spurious"]])
+    return table(header, rows)
+
+
 def tables(out):
     ctl002 = ["wnewreno", "newreno", "reno"] + PEERS
     return {
@@ -368,11 +422,12 @@ def tables(out):
         "004-mixed-uncapped": lambda: t004_mixed(out, "004-mixed-uncapped"),
         "verdicts": lambda: verdicts(out),
         "netns": lambda: t_netns(out),
+        "links": lambda: t_links(out),
     }
 
 
 def main():
-    out, doc = sys.argv[1], sys.argv[2]
+    out, doc, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     makers = tables(out)
     with open(doc) as f:
         text = f.read()
@@ -381,6 +436,8 @@ def main():
         name = m.group(1)
         if name not in makers:
             raise SystemExit(f"{doc}: unknown table {name}")
+        if only and name not in only:
+            return m.group(0)
         made = makers[name]()
         if made is None:
             return m.group(0)

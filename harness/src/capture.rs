@@ -41,6 +41,8 @@ pub struct CwndEvent {
     /// An `rtt` event (an ACK frame's delay recovered), kept only by
     /// [`CaptureLayer::with_delays`].
     pub delay: Option<FrameDelay>,
+    /// The decision answered an ECN congestion mark (quinn's `lost_bytes == 0` event), not a loss.
+    pub ecn_mark: bool,
 }
 
 /// The fields of an `rtt` event: one ACK frame whose ACK delay the controller recovered.
@@ -177,6 +179,7 @@ where
             verdict: None,
             sent_age_us: None,
             delay: None,
+            ecn_mark: false,
         };
         // `u64::MAX` stands for "no reduction yet", as in the events themselves.
         let window = |e: &mut CwndEvent, w: &discern::trace::WindowRecord| {
@@ -190,6 +193,8 @@ where
                 e.loss = true;
                 e.verdict = Some(loss.verdict);
                 e.sent_age_us = Some(loss.sent_age_us);
+                // quinn reports a CE mark as a congestion event that lost nothing.
+                e.ecn_mark = loss.lost_bytes == 0 && loss.lost_packets == 0;
             }
             Record::Rtt(rtt) => {
                 e.delay = Some(FrameDelay {
@@ -282,6 +287,7 @@ mod tests {
                 verdict: Some(Verdict::Random),
                 sent_age_us: Some(42),
                 delay: None,
+                ecn_mark: false,
             }]
         );
     }

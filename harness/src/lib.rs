@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod cli;
 pub mod controllers;
+pub mod link;
 pub mod netns;
 pub mod output;
 pub mod report;

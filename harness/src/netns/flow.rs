@@ -58,6 +58,9 @@ impl FlowResult {
 pub fn verdicts(events: &[&CwndEvent]) -> Verdicts {
     let mut v = Verdicts::default();
     for e in events.iter().filter(|e| e.loss) {
+        if e.ecn_mark {
+            v.ecn_marks += 1;
+        }
         match e.verdict {
             Some(Verdict::Random) => v.random += 1,
             Some(Verdict::Congestion) => v.congestion += 1,
@@ -141,6 +144,7 @@ mod tests {
             verdict: loss.then_some(Verdict::Random),
             sent_age_us: None,
             delay: None,
+            ecn_mark: false,
         };
         let e1 = ev(15, 5000, u64::MAX, false);
         let e2 = ev(25, 3000, 3000, true);

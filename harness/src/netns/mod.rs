@@ -39,11 +39,9 @@ use tokio::signal::unix::{signal, SignalKind};
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
-use crate::report::{
-    Drops, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
-};
+use crate::report::{Drops, FlowSeries, LinkInfo, MeasuredLink, RunOutput, Summary, Timing};
 use crate::scenario::Scenario;
-use crate::sim::{loss, tls};
+use crate::sim::tls;
 use crate::transport::{FlowTransport, IP_UDP_OVERHEAD};
 use flow::FlowResult;
 use names::RunPrefix;
@@ -356,15 +354,24 @@ fn summarise(
                 })
             }
         };
-        links.push(LinkSummary {
-            name: link.name.clone(),
-            rate_bps: link.rate.0,
-            delay_s: link.delay.as_secs_f64(),
-            queue_packets: link.queue,
-            loss: loss::describe(&link.loss),
-            engine: engine.as_str().into(),
+        let delivered = results
+            .iter()
+            .filter(|r| plan.flows[r.index].path.contains(&l))
+            .filter_map(|r| flows.iter().find(|f| f.flow == r.index))
+            .map(|f| f.bytes_delivered)
+            .sum();
+        let observed = match (engine, reports.get(l).copied().flatten()) {
+            (Engine::UserSpace, Some([fwd, rev])) => Some([fwd.observed(), rev.observed()]),
+            _ => None,
+        };
+        links.push(crate::link::summary(
+            link,
+            engine.as_str(),
             measured,
-        });
+            observed,
+            duration,
+            delivered,
+        ));
     }
     let engines: BTreeSet<&str> = topo.engines.iter().map(|e| e.as_str()).collect();
     Summary {

@@ -272,6 +272,11 @@ mod tests {
                     queue: 10,
                     loss: LossModel::None,
                     reverse_loss: LossModel::None,
+                    trace: None,
+                    codel: None,
+                    ecn: None,
+                    jitter: None,
+                    reorder: None,
                 })
                 .collect(),
             flows: paths

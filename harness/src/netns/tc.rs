@@ -3,9 +3,13 @@
 //!
 //! One direction of a link is shaped on the egress of the router it leaves: a `netem` root qdisc
 //! for the propagation delay and the channel loss, and a `tbf` child for the rate with a drop-tail
-//! queue of `queue` packets (its byte limit is `queue` full-size packets). Gilbert-Elliott maps to
-//! netem's `gemodel`; the burst (handover) model has no netem form, so a link that uses it runs on
-//! the user-space engine even where netem exists.
+//! queue of `queue` packets (its byte limit is `queue` full-size packets), or, for a CoDel link,
+//! a `codel` qdisc under the tbf (its `limit` in packets, `target`, `interval`). Gilbert-Elliott
+//! maps to netem's `gemodel`. What the kernel has no faithful form for runs on the user-space
+//! engine even where netem exists: the burst (handover) loss model, capacity traces, ECN step
+//! marking (only `red`/`fq_codel` mark, not at a packet threshold), jitter that keeps order
+//! (netem's jitter reorders) and our reordering model (netem's `reorder` sends packets early,
+//! not late).
 
 use crate::scenario::{Link, LossModel};
 
@@ -34,7 +38,13 @@ fn has_netem_form(model: &LossModel) -> bool {
 
 /// The engine for `link` on a kernel that does (`netem`) or does not have sch_netem.
 pub fn engine_for(link: &Link, netem: bool) -> Engine {
-    if netem && has_netem_form(&link.loss) && has_netem_form(&link.reverse_loss) {
+    let kernel_form = has_netem_form(&link.loss)
+        && has_netem_form(&link.reverse_loss)
+        && link.trace.is_none()
+        && link.ecn.is_none()
+        && link.jitter.is_none()
+        && link.reorder.is_none();
+    if netem && kernel_form {
         Engine::Netem
     } else {
         Engine::UserSpace
@@ -110,7 +120,27 @@ pub fn netem_commands(
         limit.to_string(),
     ])
     .collect();
-    Ok(vec![netem, tbf])
+    let mut cmds = vec![netem, tbf];
+    if let Some(codel) = link.codel {
+        // tbf's own limit then only bounds what it holds besides its child; the child queues.
+        cmds.push(
+            [
+                "qdisc", "add", "dev", dev, "parent", "10:1", "handle", "20:", "codel",
+            ]
+            .map(String::from)
+            .into_iter()
+            .chain([
+                "limit".into(),
+                (link.queue + 1).to_string(),
+                "target".into(),
+                format!("{}us", codel.target.as_micros()),
+                "interval".into(),
+                format!("{}us", codel.interval.as_micros()),
+            ])
+            .collect(),
+        );
+    }
+    Ok(cmds)
 }
 
 /// The probe for sch_netem: add it to `dev` (then delete it with [`netem_probe_cleanup`]).
@@ -175,6 +205,11 @@ mod tests {
             queue: 40,
             loss,
             reverse_loss: LossModel::None,
+            trace: None,
+            codel: None,
+            ecn: None,
+            jitter: None,
+            reorder: None,
         }
     }
 
@@ -244,6 +279,97 @@ mod tests {
         assert_eq!(engine_for(&l, true), Engine::UserSpace);
         assert_eq!(engine_for(&link(LossModel::None), true), Engine::Netem);
         assert_eq!(engine_for(&link(LossModel::None), false), Engine::UserSpace);
+    }
+
+    #[test]
+    fn codel_link_puts_codel_under_tbf() {
+        let mut l = link(LossModel::Bernoulli { rate: 0.01 });
+        l.codel = Some(crate::scenario::CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        });
+        assert_eq!(engine_for(&l, true), Engine::Netem);
+        assert_eq!(
+            joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap()),
+            vec![
+                "qdisc add dev r0-l0 root handle 1: netem limit 1000 delay 15000us loss random 1%",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev r0-l0 parent 10:1 handle 20: codel limit 41 target 5000us interval 100000us",
+            ]
+        );
+    }
+
+    /// The exact `tc` lines of a scenario file's links, both directions, as the netem engine
+    /// would run them on the head (forward) and tail (reverse) routers.
+    #[test]
+    fn tc_lines_of_a_scenario() {
+        let text = r#"
+            name = "tc"
+            description = ""
+            duration = "10s"
+            [[link]]
+            name = "access"
+            rate = "1Gbit"
+            delay = "1ms"
+            queue = 1000
+            [[link]]
+            name = "radio"
+            rate = "8Mbit"
+            delay = "30ms"
+            queue = { limit = 200, codel = { target = "10ms", interval = "150ms" } }
+            loss = { model = "gilbert-elliott", p = 0.01, r = 0.5, h = 0.1 }
+            reverse_loss = { model = "bernoulli", rate = 0.001 }
+            [[flow]]
+            controller = "newreno"
+            path = ["access", "radio"]
+        "#;
+        let s = crate::scenario::Scenario::from_toml(text, "tc.toml", &[]).unwrap();
+        let lines =
+            |l: &Link, loss: &LossModel| joined(&netem_commands("d", l, loss, s.mtu).unwrap());
+        let (access, radio) = (&s.links[0], &s.links[1]);
+        assert!(s.links.iter().all(|l| engine_for(l, true) == Engine::Netem));
+        assert_eq!(
+            lines(access, &access.loss),
+            vec![
+                "qdisc add dev d root handle 1: netem limit 2336 delay 1000us",
+                "qdisc add dev d parent 1:1 handle 10: tbf rate 1000000000bit burst 125000 limit 1501500",
+            ]
+        );
+        assert_eq!(
+            lines(radio, &radio.loss),
+            vec![
+                "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss gemodel 1% 50% 90% 0%",
+                "qdisc add dev d parent 1:1 handle 10: tbf rate 8000000bit burst 3000 limit 301500",
+                "qdisc add dev d parent 10:1 handle 20: codel limit 201 target 10000us interval 150000us",
+            ]
+        );
+        assert_eq!(
+            lines(radio, &radio.reverse_loss)[0],
+            "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss random 0.1%"
+        );
+    }
+
+    #[test]
+    fn features_without_a_kernel_form_need_user_space() {
+        let mut ecn = link(LossModel::None);
+        ecn.ecn = Some(crate::scenario::EcnMarking { threshold: 10 });
+        let mut jitter = link(LossModel::None);
+        jitter.jitter = Some(crate::scenario::Jitter::Uniform {
+            max: Duration::from_millis(5),
+        });
+        let mut reorder = link(LossModel::None);
+        reorder.reorder = Some(crate::scenario::Reorder {
+            probability: 0.01,
+            displacement: Duration::from_millis(5),
+        });
+        let mut trace = link(LossModel::None);
+        trace.trace = Some(crate::scenario::CapacityTrace {
+            file: "t.down".into(),
+            millis: std::sync::Arc::new(vec![1, 2]),
+        });
+        for l in [ecn, jitter, reorder, trace] {
+            assert_eq!(engine_for(&l, true), Engine::UserSpace, "{l:?}");
+        }
     }
 
     #[test]

@@ -64,6 +64,9 @@ impl Topology {
                 }
                 sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
                 sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
+                // Kernel TCP peers negotiate ECN (as quinn always sends ECT(0)), so a marking
+                // link marks both.
+                sys::sysctl("net/ipv4/tcp_ecn", "1")?;
                 // No IPv6 chatter (router solicitations, MLD) on the links.
                 let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
                 let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");

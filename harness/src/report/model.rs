@@ -101,6 +101,9 @@ pub struct FlowSummary {
 pub struct Verdicts {
     pub random: u64,
     pub congestion: u64,
+    /// Of the congestion verdicts, those that answered an ECN congestion mark rather than a loss.
+    #[serde(default)]
+    pub ecn_marks: u64,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +138,40 @@ pub struct LinkSummary {
     pub engine: String,
     /// Observed during the run, when the runner can measure it.
     pub measured: Option<MeasuredLink>,
+    /// Queue discipline, e.g. `drop-tail` or `codel target=5ms interval=100ms`.
+    #[serde(default)]
+    pub queue: String,
+    /// Sojourn time in the forward queue of the packets that left it (sim, user-space engine).
+    #[serde(default)]
+    pub queue_delay: Option<QueueDelay>,
+    /// Packets marked CE, both directions (links with `ecn`).
+    #[serde(default)]
+    pub ce_marks: u64,
+    /// Packets the reordering model held back, both directions.
+    #[serde(default)]
+    pub reordered: u64,
+    /// For a link that replays a capacity trace: the trace over the run.
+    #[serde(default)]
+    pub trace: Option<TraceUse>,
+}
+
+/// Sojourn time in a queue: arrival to dequeue, over the packets that left it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct QueueDelay {
+    pub mean_s: f64,
+    pub p95_s: f64,
+}
+
+/// A capacity trace over one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceUse {
+    /// The trace file as the scenario names it.
+    pub file: String,
+    /// What the trace could deliver from the start to the end of the run, in bit/s (IP bytes).
+    pub mean_capacity_bps: f64,
+    /// Application bytes delivered by the flows that cross the link, over the run, as a fraction
+    /// of the trace's capacity over the run.
+    pub goodput_fraction: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -25,38 +25,20 @@ impl Scenario {
     /// Read, override and validate the scenario file at `path`.
     pub fn from_file(path: &Path, overrides: &[Override]) -> Result<Scenario, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::read(path, &e))?;
-        let mut scenario = Scenario::from_toml(&text, &path.display().to_string(), overrides)?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let mut scenario = parse_toml(&text, &path.display().to_string(), base, overrides)?;
         scenario.source = Some(path.to_path_buf());
         Ok(scenario)
     }
 
     /// Parse, override and validate scenario text; `origin` names it in messages (a file name).
+    /// Files it names (capacity traces) are relative to the current directory.
     pub fn from_toml(
         text: &str,
         origin: &str,
         overrides: &[Override],
     ) -> Result<Scenario, ScenarioError> {
-        let lines = Lines::new(text);
-        let doc = toml_edit::ImDocument::parse(text).map_err(|e| {
-            let at = e
-                .span()
-                .map_or(At::File { line: 1, column: 1 }, |s| lines.at(s.start));
-            let message = e
-                .message()
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect::<Vec<_>>()
-                .join("; ");
-            error::Diag::new(at, format!("invalid TOML: {message}")).into_error(origin, overrides)
-        })?;
-        let mut root = raw::from_document(&doc, &lines);
-        if root.entries().is_some_and(|e| e.is_empty()) {
-            // An empty file is reported as such, whatever the overrides would add.
-            return Err(parse::empty(root.at).into_error(origin, overrides));
-        }
-        overrides::apply(&mut root, overrides).map_err(|d| d.into_error(origin, overrides))?;
-        parse::scenario(&root).map_err(|d| d.into_error(origin, overrides))
+        parse_toml(text, origin, Path::new(""), overrides)
     }
 
     /// Replace every flow's controller (the CLI's `--controller ID`).
@@ -70,6 +52,36 @@ impl Scenario {
     pub fn flow_count(&self) -> usize {
         self.flows.iter().map(|f| f.count as usize).sum()
     }
+}
+
+/// Parse, override and validate; files the scenario names are relative to `base`.
+fn parse_toml(
+    text: &str,
+    origin: &str,
+    base: &Path,
+    overrides: &[Override],
+) -> Result<Scenario, ScenarioError> {
+    let lines = Lines::new(text);
+    let doc = toml_edit::ImDocument::parse(text).map_err(|e| {
+        let at = e
+            .span()
+            .map_or(At::File { line: 1, column: 1 }, |s| lines.at(s.start));
+        let message = e
+            .message()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        error::Diag::new(at, format!("invalid TOML: {message}")).into_error(origin, overrides)
+    })?;
+    let mut root = raw::from_document(&doc, &lines);
+    if root.entries().is_some_and(|e| e.is_empty()) {
+        // An empty file is reported as such, whatever the overrides would add.
+        return Err(parse::empty(root.at).into_error(origin, overrides));
+    }
+    overrides::apply(&mut root, overrides).map_err(|d| d.into_error(origin, overrides))?;
+    parse::scenario(&root, base).map_err(|d| d.into_error(origin, overrides))
 }
 
 #[cfg(test)]

@@ -22,18 +22,116 @@ pub struct Scenario {
     pub source: Option<PathBuf>,
 }
 
-/// A one-way bottleneck description; the reverse direction (ACKs) has the same rate, delay and
-/// queue and loses packets only by `reverse_loss`.
+/// A one-way bottleneck description; the reverse direction (ACKs) has the same rate (or trace),
+/// delay, queue, marking, jitter and reordering, and loses packets only by `reverse_loss`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
     pub name: String,
+    /// The serialisation rate; for a link that replays a capacity `trace`, the trace's mean
+    /// capacity over one period (what BDP estimates use).
     pub rate: BitRate,
     /// One-way propagation delay.
     pub delay: Duration,
-    /// Drop-tail queue limit in packets.
+    /// Queue limit in packets waiting besides the one being sent (drop-tail beyond it).
     pub queue: usize,
     pub loss: LossModel,
     pub reverse_loss: LossModel,
+    /// A recorded capacity trace that replaces the fixed `rate` (`rate = { trace = "FILE" }`).
+    pub trace: Option<CapacityTrace>,
+    /// CoDel active queue management in front of the drop-tail limit
+    /// (`queue = { limit = N, codel = { target, interval } }`).
+    pub codel: Option<CoDel>,
+    /// ECN step marking (`ecn = { threshold = N }`).
+    pub ecn: Option<EcnMarking>,
+    /// Per-packet extra delay that keeps packets in order.
+    pub jitter: Option<Jitter>,
+    /// Packets held back so that later ones overtake them.
+    pub reorder: Option<Reorder>,
+}
+
+impl Link {
+    /// A fixed-rate drop-tail link without loss, marking, jitter or reordering.
+    pub fn new(name: &str, rate: BitRate, delay: Duration, queue: usize) -> Link {
+        Link {
+            name: name.into(),
+            rate,
+            delay,
+            queue,
+            loss: LossModel::None,
+            reverse_loss: LossModel::None,
+            trace: None,
+            codel: None,
+            ecn: None,
+            jitter: None,
+            reorder: None,
+        }
+    }
+}
+
+/// A mahimahi capacity trace: delivery opportunities of [`CapacityTrace::OPPORTUNITY_BYTES`] each,
+/// at millisecond offsets from the start of one period; the trace repeats after its last
+/// timestamp.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityTrace {
+    /// The file as the scenario names it (for reports).
+    pub file: String,
+    /// Opportunity timestamps in milliseconds, non-decreasing, the last one above 0.
+    pub millis: std::sync::Arc<Vec<u64>>,
+}
+
+impl CapacityTrace {
+    /// Bytes one opportunity delivers: a full-size 1500-byte IP packet, as the traces were
+    /// recorded (mahimahi itself counts 1504 bytes, its TUN frame header included; our links
+    /// count IP bytes).
+    pub const OPPORTUNITY_BYTES: u64 = 1500;
+
+    /// Length of one period.
+    pub fn period(&self) -> Duration {
+        Duration::from_millis(self.millis.last().copied().unwrap_or(0))
+    }
+
+    /// Mean capacity over one period, in bit/s.
+    pub fn mean_bps(&self) -> f64 {
+        let period = self.period().as_secs_f64();
+        if period > 0.0 {
+            self.millis.len() as f64 * Self::OPPORTUNITY_BYTES as f64 * 8.0 / period
+        } else {
+            0.0
+        }
+    }
+}
+
+/// CoDel (RFC 8289) parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CoDel {
+    /// Acceptable standing queue delay (RFC 8289 default 5 ms).
+    pub target: Duration,
+    /// Window over which the delay must stay above `target` before dropping (default 100 ms).
+    pub interval: Duration,
+}
+
+/// Step marking: an ECN-capable packet that arrives to find at least `threshold` packets waiting
+/// is marked CE (as DCTCP and L4S bottlenecks do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EcnMarking {
+    pub threshold: usize,
+}
+
+/// The distribution of a link's per-packet extra delay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Jitter {
+    /// Uniform in `[0, max]`.
+    Uniform { max: Duration },
+    /// Exponential with this mean (link-layer retries: mostly short, occasionally long).
+    Exponential { mean: Duration },
+}
+
+/// Reordering: each packet, with `probability`, is held an extra `displacement`, so packets sent
+/// up to that much later overtake it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reorder {
+    pub probability: f64,
+    pub displacement: Duration,
 }
 
 /// How a link's channel drops packets, independent of queue overflow.

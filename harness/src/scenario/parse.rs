@@ -2,11 +2,12 @@
 //! or value at fault, saying what was found and what is expected.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::Duration;
 
 use super::error::{describe, Diag};
 use super::raw::{At, Entry, Kind, Node};
-use super::{Flow, Link, LossModel, Scenario};
+use super::{CoDel, EcnMarking, Flow, Jitter, Link, LossModel, Reorder, Scenario};
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
 
 const TOP_KEYS: [&str; 7] = [
@@ -18,7 +19,17 @@ const TOP_KEYS: [&str; 7] = [
     "link",
     "flow",
 ];
-const LINK_KEYS: [&str; 6] = ["name", "rate", "delay", "queue", "loss", "reverse_loss"];
+const LINK_KEYS: [&str; 9] = [
+    "name",
+    "rate",
+    "delay",
+    "queue",
+    "loss",
+    "reverse_loss",
+    "ecn",
+    "jitter",
+    "reorder",
+];
 const FLOW_KEYS: [&str; 7] = [
     "controller",
     "path",
@@ -275,8 +286,8 @@ pub(crate) fn empty(at: At) -> Diag {
     )
 }
 
-/// Validate the whole document.
-pub(crate) fn scenario(root_node: &Node) -> Result<Scenario, Diag> {
+/// Validate the whole document; files it names (capacity traces) are relative to `base`.
+pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> {
     let root = Table {
         node: root_node,
         prefix: String::new(),
@@ -320,7 +331,7 @@ pub(crate) fn scenario(root_node: &Node) -> Result<Scenario, Diag> {
     let mut links = Vec::with_capacity(link_nodes.len());
     let mut seen: HashMap<String, At> = HashMap::new();
     for (i, node) in link_nodes.iter().enumerate() {
-        let link = link(node, i)?;
+        let link = link(node, i, base)?;
         let name_at = node.get("name").map_or(node.at, |e| e.value.at);
         if let Some(first) = seen.get(&link.name) {
             return Err(Diag::new(
@@ -361,7 +372,7 @@ pub(crate) fn scenario(root_node: &Node) -> Result<Scenario, Diag> {
     })
 }
 
-fn link(node: &Node, index: usize) -> Result<Link, Diag> {
+fn link(node: &Node, index: usize, base: &Path) -> Result<Link, Diag> {
     let mut t = Table {
         node,
         prefix: format!("link {index}: "),
@@ -382,16 +393,30 @@ fn link(node: &Node, index: usize) -> Result<Link, Diag> {
     let name = t
         .non_empty_string(e, "a link name, such as \"bottleneck\"")?
         .to_string();
-    let e = t.required("rate", "the link's rate, e.g. \"100Mbit\"")?;
-    let rate = t.rate(e)?;
+    let e = t.required(
+        "rate",
+        "the link's rate, e.g. \"100Mbit\", or a capacity trace, e.g. { trace = \"lte.down\" }",
+    )?;
+    let (rate, trace) = match e.value.kind {
+        Kind::Table(_) => {
+            let trace = capacity_trace(&t, e, base)?;
+            (
+                BitRate(trace.mean_bps().round().max(1.0) as u64),
+                Some(trace),
+            )
+        }
+        _ => (t.rate(e)?, None),
+    };
     let e = t.required(
         "delay",
         "one-way propagation delay, e.g. \"50ms\", or \"0s\"",
     )?;
     let delay = t.duration(e, "50ms")?;
-    let e = t.required("queue", "the drop-tail queue limit in packets, e.g. 50")?;
-    let queue = t.integer(e, "an integer number of packets", 50, 1, i64::MAX)?;
-    let queue = usize::try_from(queue).map_err(|_| t.diag(e.value.at, "queue is too large"))?;
+    let e = t.required(
+        "queue",
+        "the queue limit in packets, e.g. 50, or { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
+    )?;
+    let (queue, codel) = queue(&t, e)?;
     let loss = match t.get("loss") {
         Some(e) => loss_model(&t, e)?,
         None => LossModel::None,
@@ -400,6 +425,18 @@ fn link(node: &Node, index: usize) -> Result<Link, Diag> {
         Some(e) => loss_model(&t, e)?,
         None => LossModel::None,
     };
+    let ecn = match t.get("ecn") {
+        Some(e) => Some(ecn(&t, e)?),
+        None => None,
+    };
+    let jitter = match t.get("jitter") {
+        Some(e) => Some(jitter(&t, e)?),
+        None => None,
+    };
+    let reorder = match t.get("reorder") {
+        Some(e) => Some(reorder(&t, e)?),
+        None => None,
+    };
     Ok(Link {
         name,
         rate,
@@ -407,6 +444,145 @@ fn link(node: &Node, index: usize) -> Result<Link, Diag> {
         queue,
         loss,
         reverse_loss,
+        trace,
+        codel,
+        ecn,
+        jitter,
+        reorder,
+    })
+}
+
+/// The table under `e` of a link, checked against `keys`; `example` shows the whole form.
+fn sub_table<'a>(
+    link: &Table<'a>,
+    e: &'a Entry,
+    keys: &[&str],
+    example: &str,
+) -> Result<Table<'a>, Diag> {
+    if e.value.entries().is_none() {
+        return Err(link.type_error(e, &format!("a table, such as {} = {example}", e.key)));
+    }
+    let t = Table {
+        node: &e.value,
+        prefix: format!("{}{}: ", link.prefix, e.key),
+        place: format!("in {} {}", e.key, link.place),
+    };
+    t.check_keys(keys)?;
+    Ok(t)
+}
+
+fn capacity_trace(
+    link: &Table<'_>,
+    e: &Entry,
+    base: &Path,
+) -> Result<crate::scenario::CapacityTrace, Diag> {
+    let example = "{ trace = \"../traces/TMobile-LTE-short.down\" }";
+    let t = sub_table(link, e, &["trace"], example)?;
+    let f = t.required(
+        "trace",
+        "a mahimahi trace file, relative to the scenario file, e.g. \"lte.down\"",
+    )?;
+    let file = t.non_empty_string(f, "a trace file name, such as \"lte.down\"")?;
+    crate::link::trace::read(&base.join(file), file).map_err(|m| t.diag(f.value.at, m))
+}
+
+fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<CoDel>), Diag> {
+    let what = "an integer number of packets";
+    let limit = |t: &Table<'_>, e: &Entry| -> Result<usize, Diag> {
+        let v = t.integer(e, what, 50, 1, i64::MAX)?;
+        usize::try_from(v).map_err(|_| t.diag(e.value.at, "queue is too large"))
+    };
+    if e.value.entries().is_none() {
+        return Ok((limit(link, e)?, None));
+    }
+    let example = "{ limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }";
+    let t = sub_table(link, e, &["limit", "codel"], example)?;
+    let l = t.required("limit", "the queue limit in packets, e.g. 1000")?;
+    let limit = limit(&t, l)?;
+    let codel = match t.get("codel") {
+        Some(c) => {
+            let example = "{ target = \"5ms\", interval = \"100ms\" }";
+            let c = sub_table(&t, c, &["target", "interval"], example)?;
+            let target = match c.get("target") {
+                Some(e) => c.positive_duration(e, "5ms")?,
+                None => Duration::from_millis(5),
+            };
+            let interval = match c.get("interval") {
+                Some(e) => c.positive_duration(e, "100ms")?,
+                None => Duration::from_millis(100),
+            };
+            Some(CoDel { target, interval })
+        }
+        None => None,
+    };
+    Ok((limit, codel))
+}
+
+fn ecn(link: &Table<'_>, e: &Entry) -> Result<EcnMarking, Diag> {
+    let t = sub_table(link, e, &["threshold"], "{ threshold = 20 }")?;
+    let n = t.required(
+        "threshold",
+        "mark CE when at least this many packets wait, e.g. 20",
+    )?;
+    let threshold = t.integer(n, "an integer number of waiting packets", 20, 0, i64::MAX)?;
+    Ok(EcnMarking {
+        threshold: usize::try_from(threshold).unwrap_or(usize::MAX),
+    })
+}
+
+fn jitter(link: &Table<'_>, e: &Entry) -> Result<Jitter, Diag> {
+    let t = sub_table(
+        link,
+        e,
+        &["model", "max", "mean"],
+        "{ model = \"uniform\", max = \"10ms\" } or { model = \"exponential\", mean = \"5ms\" }",
+    )?;
+    let m = t.required(
+        "model",
+        "\"uniform\" (with max) or \"exponential\" (with mean)",
+    )?;
+    match t.string(m, "\"uniform\" or \"exponential\"")? {
+        "uniform" => {
+            t.check_keys(&["model", "max"])?;
+            let max = t.required("max", "the largest extra delay, e.g. \"10ms\"")?;
+            Ok(Jitter::Uniform {
+                max: t.positive_duration(max, "10ms")?,
+            })
+        }
+        "exponential" => {
+            t.check_keys(&["model", "mean"])?;
+            let mean = t.required("mean", "the mean extra delay, e.g. \"5ms\"")?;
+            Ok(Jitter::Exponential {
+                mean: t.positive_duration(mean, "5ms")?,
+            })
+        }
+        other => Err(t.diag(
+            m.value.at,
+            format!("model \"{other}\" is unknown; expected \"uniform\" or \"exponential\""),
+        )),
+    }
+}
+
+fn reorder(link: &Table<'_>, e: &Entry) -> Result<Reorder, Diag> {
+    let t = sub_table(
+        link,
+        e,
+        &["probability", "displacement"],
+        "{ probability = 0.01, displacement = \"10ms\" }",
+    )?;
+    let p = t.required(
+        "probability",
+        "the probability that a packet is held back, e.g. 0.01",
+    )?;
+    let probability = t.probability(p, "the reordering probability")?;
+    let d = t.required(
+        "displacement",
+        "how long a reordered packet is held back, e.g. \"10ms\"",
+    )?;
+    let displacement = t.positive_duration(d, "10ms")?;
+    Ok(Reorder {
+        probability,
+        displacement,
     })
 }
 

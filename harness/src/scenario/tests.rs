@@ -91,6 +91,11 @@ fn parses_a_valid_scenario() {
             queue: 50,
             loss: LossModel::Bernoulli { rate: 0.001 },
             reverse_loss: LossModel::None,
+            trace: None,
+            codel: None,
+            ecn: None,
+            jitter: None,
+            reorder: None,
         }
     );
     assert_eq!(s.links[0].rate, BitRate(1_000_000_000));
@@ -343,7 +348,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("rate = \"100Mbit\"", "rat = \"100Mbit\"")),
         "scenarios/x.toml:13:1: unknown key \"rat\" in [[link]] \"bottleneck\"; expected one of: \
-         name, rate, delay, queue, loss, reverse_loss (did you mean \"rate\"?)"
+         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder (did you mean \"rate\"?)"
     );
     assert_eq!(
         err(&edit(
@@ -367,7 +372,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("name = \"access\"\n", "").replacen("delay = \"1ms\"", "dealy = \"1ms\"", 1)),
         "scenarios/x.toml:7:1: unknown key \"dealy\" in [[link]] 0; expected one of: \
-         name, rate, delay, queue, loss, reverse_loss (did you mean \"delay\"?)"
+         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder (did you mean \"delay\"?)"
     );
 }
 
@@ -480,8 +485,8 @@ fn missing_keys_name_the_key_and_what_it_is_for() {
     );
     assert_eq!(
         err(&edit("queue = 50\n", "")),
-        "scenarios/x.toml:11:1: link \"bottleneck\": missing required key \"queue\" (the drop-tail \
-         queue limit in packets, e.g. 50)"
+        "scenarios/x.toml:11:1: link \"bottleneck\": missing required key \"queue\" (the queue \
+         limit in packets, e.g. 50, or { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } })"
     );
     assert_eq!(
         err(&edit("path = [\"bottleneck\"]\n", "")),
@@ -932,4 +937,126 @@ proptest! {
         prop_assert_eq!(s.links[0].rate, BitRate(rate));
         prop_assert_eq!(s.links[0].delay, delay);
     }
+}
+
+/// `VALID` in a temporary directory, with the bottleneck's rate and queue lines replaced by
+/// `lines` (from line 14 on), and a trace file `lte.down` holding `trace` beside it.
+fn with_link_lines(lines: &str, trace: &str) -> (tempfile::TempDir, Result<Scenario, String>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lte.down"), trace).unwrap();
+    let path = dir.path().join("x.toml");
+    let link = "rate = \"100Mbit\"\ndelay = \"50ms\"\nqueue = 50\n";
+    std::fs::write(&path, edit(link, &format!("delay = \"50ms\"\n{lines}"))).unwrap();
+    let r = Scenario::from_file(&path, &[]).map_err(|e| e.to_string());
+    (dir, r)
+}
+
+#[test]
+fn link_conditions_parse() {
+    let (_dir, s) = with_link_lines(
+        "rate = { trace = \"lte.down\" }\nqueue = { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }\n\
+         ecn = { threshold = 20 }\njitter = { model = \"exponential\", mean = \"3ms\" }\n\
+         reorder = { probability = 0.01, displacement = \"10ms\" }\n",
+        "1\n1\n2\n",
+    );
+    let s = s.unwrap();
+    let l = &s.links[1];
+    let trace = l.trace.as_ref().unwrap();
+    assert_eq!(
+        (trace.file.as_str(), trace.millis.as_slice()),
+        ("lte.down", &[1, 1, 2][..])
+    );
+    // Three 1500-byte opportunities in 2 ms: 18 Mbit/s.
+    assert_eq!(l.rate, BitRate(18_000_000));
+    assert_eq!(l.queue, 1000);
+    assert_eq!(
+        l.codel,
+        Some(CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100)
+        })
+    );
+    assert_eq!(l.ecn, Some(EcnMarking { threshold: 20 }));
+    assert_eq!(
+        l.jitter,
+        Some(Jitter::Exponential {
+            mean: Duration::from_millis(3)
+        })
+    );
+    assert_eq!(
+        l.reorder,
+        Some(Reorder {
+            probability: 0.01,
+            displacement: Duration::from_millis(10)
+        })
+    );
+    // CoDel's parameters default to RFC 8289's.
+    let (_dir, s) = with_link_lines(
+        "rate = \"1Mbit\"\nqueue = { limit = 100, codel = {} }\n",
+        "1\n",
+    );
+    assert_eq!(
+        s.unwrap().links[1].codel,
+        Some(CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100)
+        })
+    );
+}
+
+#[test]
+fn bad_link_conditions_name_file_line_and_key() {
+    let bad = |lines: &str, trace: &str| {
+        let (dir, r) = with_link_lines(lines, trace);
+        let e = r.expect_err("expected an error");
+        e.replace(&dir.path().display().to_string(), "DIR")
+    };
+    assert_eq!(
+        bad("queue = 50\nrate = { trace = \"nope.down\" }\n", "1\n"),
+        "DIR/x.toml:15:18: link \"bottleneck\": rate: cannot read trace file \"nope.down\": No such file or directory"
+    );
+    assert_eq!(
+        bad("queue = 50\nrate = { trace = \"lte.down\" }\n", "\n"),
+        "DIR/x.toml:15:18: link \"bottleneck\": rate: trace file \"lte.down\" is empty; expected one delivery time in milliseconds per line (mahimahi format)"
+    );
+    assert_eq!(
+        bad("queue = 50\nrate = { trace = \"lte.down\" }\n", "1\n5\n4\n"),
+        "DIR/x.toml:15:18: link \"bottleneck\": rate: trace file \"lte.down\" line 3: 4 ms comes after 5 ms on line 2; timestamps must not decrease"
+    );
+    assert_eq!(
+        bad("rate = \"1Mbit\"\nqueue = { limit = 10, codel = { target = \"0ms\" } }\n", "1\n"),
+        "DIR/x.toml:15:42: link \"bottleneck\": queue: codel: target must be longer than 0s, such as \"5ms\""
+    );
+    assert_eq!(
+        bad("rate = \"1Mbit\"\nqueue = 50\nreorder = { probability = 1.5, displacement = \"5ms\" }\n", "1\n"),
+        "DIR/x.toml:16:27: link \"bottleneck\": reorder: probability = 1.5 is out of range; expected the reordering probability: a probability from 0 to 1, such as 0.01"
+    );
+    assert_eq!(
+        bad("rate = \"1Mbit\"\nqueue = 50\necn = { threshold = -1 }\n", "1\n"),
+        "DIR/x.toml:16:21: link \"bottleneck\": ecn: threshold = -1 is out of range; expected an integer number of waiting packets, at least 0"
+    );
+    assert_eq!(
+        bad("rate = \"1Mbit\"\nqueue = 50\njitter = { model = \"normal\", mean = \"1ms\" }\n", "1\n"),
+        "DIR/x.toml:16:20: link \"bottleneck\": jitter: model \"normal\" is unknown; expected \"uniform\" or \"exponential\""
+    );
+}
+
+#[test]
+fn overrides_set_link_conditions_whole() {
+    let s = with(&[
+        "link.bottleneck.ecn={ threshold = 12 }",
+        "link.bottleneck.queue={ limit = 300, codel = { target = \"2ms\" } }",
+        "link.bottleneck.reorder={ probability = 0.02, displacement = \"4ms\" }",
+    ]);
+    let l = &s.links[1];
+    assert_eq!(l.ecn, Some(EcnMarking { threshold: 12 }));
+    assert_eq!(l.queue, 300);
+    assert_eq!(l.codel.unwrap().target, Duration::from_millis(2));
+    assert_eq!(l.reorder.unwrap().probability, 0.02);
+    let e = with_err(&["link.bottleneck.reorder={ probability = 2, displacement = \"4ms\" }"]);
+    assert!(
+        e.starts_with("--set link.bottleneck.reorder=")
+            && e.contains("probability = 2 is out of range"),
+        "{e}"
+    );
 }

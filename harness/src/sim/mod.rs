@@ -7,10 +7,11 @@
 //!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
 //!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
 //!   flow's endpoints have their own fake addresses; nothing touches a socket.
-//! * Links (`link`, `loss`, `network`): per direction a drop-tail queue of `queue` packets waiting
-//!   besides the one being serialised (overflow drops happen at enqueue), serialisation at the
-//!   link rate (IPv4/UDP headers included), propagation delay, and channel loss decided as a
-//!   packet *leaves* the link, after serialisation. One seeded RNG per link direction.
+//! * Links (`network`, over the link model both runners share, [`crate::link`]): per direction a
+//!   queue of `queue` packets waiting besides the one being sent (drop-tail, optionally CoDel),
+//!   served at the link rate (IPv4/UDP headers included) or by a capacity trace, ECN step
+//!   marking, propagation delay with optional jitter and reordering, and channel loss decided as
+//!   a packet *leaves* the link, after serialisation. Seeded RNGs per link direction.
 //! * Ground truth (`truth`): every drop with its cause and the instant quinn produced the packet,
 //!   against which the controllers' verdicts (captured from their `tracing` events by `capture`)
 //!   are scored: a loss event's `now - sent_age_us` (microsecond resolution) names the dropped
@@ -26,8 +27,8 @@
 
 pub mod clock;
 mod flow;
-pub mod link;
-pub mod loss;
+pub use crate::link;
+pub use crate::link::loss;
 mod network;
 pub mod payload;
 pub mod tls;
@@ -40,8 +41,7 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
-    FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
-    VerdictAccuracy,
+    FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing, VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
@@ -278,6 +278,12 @@ impl Sim {
                         Verdict::Random => f.verdicts.random += 1,
                         Verdict::Congestion => f.verdicts.congestion += 1,
                     }
+                    // A CE mark is no loss: nothing in the ground truth to score it against.
+                    if e.ecn_mark {
+                        f.verdicts.ecn_marks += 1;
+                        f.sample(now, e.cwnd, true);
+                        continue;
+                    }
                     self.decisions.push(LossDecision {
                         flow: e.flow,
                         at: now,
@@ -333,33 +339,46 @@ impl Sim {
             let cause = self.net.truth.cause_of(d.flow, from, to);
             GroundTruth::score(&mut accuracy, d.verdict, cause);
         }
+        let paths: Vec<&[usize]> = scenario
+            .flows
+            .iter()
+            .flat_map(|f| std::iter::repeat_n(f.path.as_slice(), f.count as usize))
+            .collect();
         let links = scenario
             .links
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let fwd = &self.net.links[network::dir_index(i, loss::Direction::Forward)].stats;
-                LinkSummary {
-                    name: l.name.clone(),
-                    rate_bps: l.rate.0,
-                    delay_s: l.delay.as_secs_f64(),
-                    queue_packets: l.queue,
-                    loss: loss::describe(&l.loss),
-                    engine: "simulator".into(),
-                    measured: Some(MeasuredLink {
-                        rate_bps: if end > 0 {
-                            fwd.departed_bytes as f64 * 8.0 / secs(end)
-                        } else {
-                            0.0
-                        },
-                        base_rtt_s: 2.0 * l.delay.as_secs_f64(),
-                        loss_rate: if fwd.departed_packets > 0 {
-                            fwd.channel_drops as f64 / fwd.departed_packets as f64
-                        } else {
-                            0.0
-                        },
-                    }),
-                }
+                let fwd = &self.net.links[network::dir_index(i, loss::Direction::Forward)];
+                let rev = &self.net.links[network::dir_index(i, loss::Direction::Reverse)];
+                let stats = fwd.stats;
+                let measured = MeasuredLink {
+                    rate_bps: if end > 0 {
+                        stats.departed_bytes as f64 * 8.0 / secs(end)
+                    } else {
+                        0.0
+                    },
+                    base_rtt_s: 2.0 * l.delay.as_secs_f64(),
+                    loss_rate: if stats.departed_packets > 0 {
+                        stats.channel_drops as f64 / stats.departed_packets as f64
+                    } else {
+                        0.0
+                    },
+                };
+                let delivered = self
+                    .flows
+                    .iter()
+                    .filter(|f| paths.get(f.index).is_some_and(|p| p.contains(&i)))
+                    .map(|f| f.delivered())
+                    .sum();
+                link::summary(
+                    l,
+                    "simulator",
+                    Some(measured),
+                    Some([fwd.observed(), rev.observed()]),
+                    Duration::from_nanos(end),
+                    delivered,
+                )
             })
             .collect();
         let summary = Summary {

@@ -9,7 +9,7 @@ use quinn_proto::EcnCodepoint;
 
 use super::clock::{Clock, EventQueue, VTime};
 use super::link::{LinkDir, Outcome};
-use super::loss::{link_rng, Direction, LossState};
+use super::loss::Direction;
 use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
 use crate::scenario::Scenario;
 
@@ -76,12 +76,8 @@ impl Net {
     pub fn new(scenario: &Scenario, paths: &[Vec<usize>], clock: Clock) -> Self {
         let mut links = Vec::with_capacity(2 * scenario.links.len());
         for (i, link) in scenario.links.iter().enumerate() {
-            for (dir, model) in [
-                (Direction::Forward, &link.loss),
-                (Direction::Reverse, &link.reverse_loss),
-            ] {
-                let loss = LossState::new(model, link_rng(scenario.seed, i, dir));
-                links.push(LinkDir::new(link, loss));
+            for dir in [Direction::Forward, Direction::Reverse] {
+                links.push(LinkDir::new(link, scenario.seed, i, dir));
             }
         }
         let routes = paths
@@ -163,13 +159,17 @@ impl Net {
         let Some(&dir) = route.get(packet.hop as usize) else {
             return Some(packet);
         };
-        let cause = match self.links[dir].offer(now, packet.data.len()) {
-            Outcome::Arrives(at) => {
+        let ect = matches!(packet.ecn, Some(EcnCodepoint::Ect0 | EcnCodepoint::Ect1));
+        let cause = match self.links[dir].offer(now, packet.data.len(), ect) {
+            Outcome::Arrives { at, ce } => {
+                if ce {
+                    packet.ecn = Some(EcnCodepoint::Ce);
+                }
                 packet.hop += 1;
                 self.queue.push(at, Event::Packet(packet));
                 return None;
             }
-            Outcome::QueueDrop => (Cause::Queue, now),
+            Outcome::QueueDrop(at) => (Cause::Queue, at),
             Outcome::ChannelDrop(at) => (Cause::Channel, at),
         };
         self.truth.record(DropRecord {

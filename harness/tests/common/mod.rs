@@ -16,6 +16,7 @@ fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary 
         verdicts: Verdicts {
             random: 1,
             congestion: 1,
+            ecn_marks: 0,
         },
         verified: true,
         flow_control_limited: false,

@@ -14,6 +14,11 @@ pub fn link(name: &str, mbit: f64, delay_ms: u64, queue: usize, loss: LossModel)
         queue,
         loss,
         reverse_loss: LossModel::None,
+        trace: None,
+        codel: None,
+        ecn: None,
+        jitter: None,
+        reorder: None,
     }
 }
 

@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::clock::{from_duration, VTime};
+use super::{nanos as from_duration, Nanos as VTime};
 use crate::scenario::LossModel;
 
 /// Which way a packet crosses a link.
@@ -27,6 +27,20 @@ pub fn link_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
         Direction::Reverse => 2,
     };
     key[24..].copy_from_slice(b"sim-loss");
+    ChaCha8Rng::from_seed(key)
+}
+
+/// The RNG of one link direction's delay variation (jitter, reordering): a stream of its own, so
+/// turning jitter on does not change which packets the loss model drops.
+pub fn variation_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8..16].copy_from_slice(&(link as u64).to_le_bytes());
+    key[16] = match dir {
+        Direction::Forward => 1,
+        Direction::Reverse => 2,
+    };
+    key[24..].copy_from_slice(b"sim-vary");
     ChaCha8Rng::from_seed(key)
 }
 

@@ -1,0 +1,373 @@
+//! The link model both runners share: the simulator drives it in virtual time, the netns
+//! runner's user-space engine in real time between two TUN devices.
+//!
+//! One direction of a link is a FIFO queue in front of a server, then a propagation delay:
+//!
+//! * **Service**: a fixed rate (serialisation of the IP packet) or a recorded capacity trace
+//!   (`trace`, mahimahi's delivery opportunities).
+//! * **Queue**: drop-tail at `queue` packets waiting besides the one being sent, optionally with
+//!   CoDel (`codel`, RFC 8289) dropping at dequeue; both count as queue drops.
+//! * **ECN** (`ecn`): step marking; an ECN-capable packet arriving to find at least `threshold`
+//!   packets waiting is marked CE instead (a full queue still drops).
+//! * **Channel loss** (`loss`), decided as a packet leaves the server, in departure order.
+//! * **Delay variation**: per-packet jitter that keeps packets in order, and reordering (a packet
+//!   held back so later ones overtake it).
+//!
+//! The queue is FIFO and the service schedule depends only on the packets ahead, so a packet's
+//! whole fate is known the moment it arrives: a hop costs one event (the arrival at the next
+//! hop). Each direction draws its loss and its delay variation from RNG streams of its own,
+//! seeded by the scenario seed, the link and the direction.
+
+mod codel;
+pub mod loss;
+pub mod trace;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::report::{LinkSummary, MeasuredLink, QueueDelay, TraceUse};
+use crate::scenario::{Jitter, Link, Reorder};
+use codel::CoDelState;
+use loss::{link_rng, variation_rng, Direction, LossState};
+use trace::Schedule;
+
+pub use crate::transport::IP_UDP_OVERHEAD;
+
+/// Nanoseconds since the start of a run (virtual in the simulator, real in namespaces).
+pub type Nanos = u64;
+
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+
+pub fn nanos(d: Duration) -> Nanos {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// What became of a packet offered to a link direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It reaches the far end of the link at `at`; `ce`: the link marked it Congestion
+    /// Experienced.
+    Arrives { at: Nanos, ce: bool },
+    /// The queue dropped it at this time: drop-tail on arrival, or CoDel at dequeue.
+    QueueDrop(Nanos),
+    /// The channel lost it as it left the link at this time.
+    ChannelDrop(Nanos),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DirStats {
+    pub offered: u64,
+    /// Packets admitted and scheduled to leave (those still queued when a run ends included).
+    pub departed_packets: u64,
+    /// Their IP bytes.
+    pub departed_bytes: u64,
+    /// Drop-tail and CoDel drops.
+    pub queue_drops: u64,
+    /// The part of `queue_drops` CoDel took.
+    pub codel_drops: u64,
+    pub channel_drops: u64,
+    pub ce_marks: u64,
+    /// Packets held back by the reordering model.
+    pub reordered: u64,
+}
+
+/// What serves the queue.
+enum Service {
+    Rate(u64),
+    Trace(Arc<Schedule>),
+}
+
+/// Where the service stands: a fixed rate is busy until a time; a trace is at an opportunity
+/// with some bytes left in it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cursor {
+    busy_until: Nanos,
+    opportunity: u64,
+    left: u64,
+}
+
+pub struct LinkDir {
+    service: Service,
+    cursor: Cursor,
+    delay: Nanos,
+    queue: usize,
+    /// Departure times of the packets in the system (waiting or being sent), oldest first.
+    departures: VecDeque<Nanos>,
+    codel: Option<CoDelState>,
+    ecn_threshold: Option<usize>,
+    jitter: Option<Jitter>,
+    reorder: Option<Reorder>,
+    /// Arrival time of the last packet that was not held back: jitter never lets a packet
+    /// overtake it.
+    last_arrival: Nanos,
+    loss: LossState,
+    variation: ChaCha8Rng,
+    /// Sojourn time (arrival to dequeue) of every packet that left the queue, in microseconds.
+    sojourn_us: Vec<u32>,
+    pub stats: DirStats,
+}
+
+impl LinkDir {
+    /// Direction `dir` of link `index` of `link` in a run seeded `seed`.
+    pub fn new(link: &Link, seed: u64, index: usize, dir: Direction) -> Self {
+        let model = match dir {
+            Direction::Forward => &link.loss,
+            Direction::Reverse => &link.reverse_loss,
+        };
+        let service = match &link.trace {
+            // The parser has built the schedule once already, so this cannot fail; a fixed rate
+            // is the fallback that keeps a link running should it ever.
+            Some(t) => {
+                Schedule::new(t).map_or(Service::Rate(link.rate.0), |s| Service::Trace(Arc::new(s)))
+            }
+            None => Service::Rate(link.rate.0),
+        };
+        let cursor = match &service {
+            Service::Trace(s) => Cursor {
+                left: s.bytes(0),
+                ..Cursor::default()
+            },
+            Service::Rate(_) => Cursor::default(),
+        };
+        Self {
+            service,
+            cursor,
+            delay: nanos(link.delay),
+            queue: link.queue,
+            departures: VecDeque::with_capacity(link.queue.min(100_000) + 1),
+            codel: link
+                .codel
+                .map(|c| CoDelState::new(nanos(c.target), nanos(c.interval))),
+            ecn_threshold: link.ecn.map(|e| e.threshold),
+            jitter: link.jitter,
+            reorder: link.reorder,
+            last_arrival: 0,
+            loss: LossState::new(model, link_rng(seed, index, dir)),
+            variation: variation_rng(seed, index, dir),
+            sojourn_us: Vec::new(),
+            stats: DirStats::default(),
+        }
+    }
+
+    /// Serialisation time of an IP packet of `ip_len` bytes at a fixed rate.
+    fn serialisation(&self, ip_len: u64) -> Nanos {
+        match self.service {
+            Service::Rate(rate) if rate > 0 => {
+                let bits = ip_len * 8;
+                // Round up so that a link never runs faster than its rate.
+                (bits as u128 * NANOS_PER_SEC as u128).div_ceil(rate as u128) as Nanos
+            }
+            _ => 0,
+        }
+    }
+
+    /// When a packet of `ip_len` bytes arriving at `now` would leave the queue (dequeue) and
+    /// the server (depart), and where the service would stand after it.
+    fn plan(&self, now: Nanos, ip_len: u64) -> (Nanos, Nanos, Cursor) {
+        let mut c = self.cursor;
+        match &self.service {
+            Service::Rate(_) => {
+                let dequeue = c.busy_until.max(now);
+                let depart = dequeue + self.serialisation(ip_len);
+                c.busy_until = depart;
+                (dequeue, depart, c)
+            }
+            Service::Trace(s) => {
+                if c.left == 0 {
+                    c.opportunity += 1;
+                    c.left = s.bytes(c.opportunity);
+                }
+                // An opportunity that passed while the queue was empty is lost, as in mahimahi.
+                if s.time(c.opportunity) < now {
+                    c.opportunity = s.first_at_or_after(now);
+                    c.left = s.bytes(c.opportunity);
+                }
+                // A packet larger than what is left of an opportunity takes the next ones too.
+                let mut need = ip_len;
+                while need > c.left {
+                    need -= c.left;
+                    c.opportunity += 1;
+                    c.left = s.bytes(c.opportunity);
+                }
+                c.left -= need;
+                let depart = s.time(c.opportunity);
+                (depart, depart, c)
+            }
+        }
+    }
+
+    /// Offers a datagram of `len` bytes (UDP payload; IP/UDP headers are added) arriving at
+    /// `now` (non-decreasing across calls); `ect`: it carries an ECN-capable codepoint.
+    pub fn offer(&mut self, now: Nanos, len: usize, ect: bool) -> Outcome {
+        self.stats.offered += 1;
+        while self.departures.front().is_some_and(|&d| d <= now) {
+            self.departures.pop_front();
+        }
+        // The oldest packet still in the system is being sent; the rest wait.
+        let waiting = self.departures.len().saturating_sub(1);
+        if !self.departures.is_empty() && waiting >= self.queue {
+            self.stats.queue_drops += 1;
+            return Outcome::QueueDrop(now);
+        }
+        let ce = ect && self.ecn_threshold.is_some_and(|n| waiting >= n);
+        let ip_len = len as u64 + IP_UDP_OVERHEAD;
+        let (dequeue, depart, cursor) = self.plan(now, ip_len);
+        let sojourn = dequeue - now;
+        if let Some(codel) = &mut self.codel {
+            if codel.drop_at_dequeue(dequeue, sojourn) {
+                self.stats.queue_drops += 1;
+                self.stats.codel_drops += 1;
+                return Outcome::QueueDrop(dequeue);
+            }
+        }
+        self.cursor = cursor;
+        self.departures.push_back(depart);
+        self.sojourn_us
+            .push(u32::try_from(sojourn / 1000).unwrap_or(u32::MAX));
+        self.stats.departed_packets += 1;
+        self.stats.departed_bytes += ip_len;
+        if ce {
+            self.stats.ce_marks += 1;
+        }
+        if self.loss.lose(depart) {
+            self.stats.channel_drops += 1;
+            return Outcome::ChannelDrop(depart);
+        }
+        Outcome::Arrives {
+            at: self.arrival(depart + self.delay),
+            ce,
+        }
+    }
+
+    /// The arrival time at the far end of a packet due at `due` without delay variation.
+    fn arrival(&mut self, due: Nanos) -> Nanos {
+        let mut at = due;
+        if let Some(jitter) = self.jitter {
+            let u: f64 = self.variation.gen();
+            let extra = match jitter {
+                Jitter::Uniform { max } => u * max.as_nanos() as f64,
+                Jitter::Exponential { mean } => -(1.0 - u).ln() * mean.as_nanos() as f64,
+            };
+            at += extra as Nanos;
+        }
+        // Jitter keeps order: no packet arrives before one that left ahead of it.
+        at = at.max(self.last_arrival);
+        self.last_arrival = at;
+        if let Some(r) = self.reorder {
+            if self.variation.gen::<f64>() < r.probability {
+                self.stats.reordered += 1;
+                at += nanos(r.displacement);
+            }
+        }
+        at
+    }
+
+    /// Mean and 95th percentile of the sojourn time of the packets that left the queue.
+    pub fn queue_delay(&self) -> Option<QueueDelay> {
+        queue_delay(&self.sojourn_us)
+    }
+
+    /// IP bytes the link's trace could deliver in `[0, end]`, for a link that replays one.
+    pub fn trace_capacity_bytes(&self, end: Nanos) -> Option<u64> {
+        match &self.service {
+            Service::Trace(s) => Some(s.capacity_bytes(end)),
+            Service::Rate(_) => None,
+        }
+    }
+}
+
+/// What a runner observed of one direction of a link.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DirObserved {
+    pub stats: DirStats,
+    pub queue_delay: Option<QueueDelay>,
+}
+
+impl LinkDir {
+    pub fn observed(&self) -> DirObserved {
+        DirObserved {
+            stats: self.stats,
+            queue_delay: self.queue_delay(),
+        }
+    }
+}
+
+/// The queue discipline in words, e.g. `drop-tail 50` or `codel target=5ms interval=100ms limit 1000`.
+pub fn describe_queue(link: &Link) -> String {
+    match link.codel {
+        Some(c) => format!(
+            "codel target={} interval={} limit {}",
+            crate::units::format_duration(c.target),
+            crate::units::format_duration(c.interval),
+            link.queue
+        ),
+        None => format!("drop-tail {}", link.queue),
+    }
+}
+
+/// `summary.json`'s entry for `link`, for either runner: the configured figures, what the
+/// runner `measured`, and, from an engine that runs this model, what each direction
+/// (forward, reverse) observed. `run` is how long the run lasted and `delivered_bytes` the
+/// application bytes of the flows that cross the link.
+pub fn summary(
+    link: &Link,
+    engine: &str,
+    measured: Option<MeasuredLink>,
+    observed: Option<[DirObserved; 2]>,
+    run: Duration,
+    delivered_bytes: u64,
+) -> LinkSummary {
+    let trace = link.trace.as_ref().and_then(|t| {
+        let capacity = Schedule::new(t).ok()?.capacity_bytes(nanos(run));
+        let secs = run.as_secs_f64();
+        Some(TraceUse {
+            file: t.file.clone(),
+            mean_capacity_bps: if secs > 0.0 {
+                capacity as f64 * 8.0 / secs
+            } else {
+                0.0
+            },
+            goodput_fraction: if capacity > 0 {
+                delivered_bytes as f64 / capacity as f64
+            } else {
+                0.0
+            },
+        })
+    });
+    let [fwd, rev] = observed.unwrap_or_default();
+    LinkSummary {
+        name: link.name.clone(),
+        rate_bps: link.rate.0,
+        delay_s: link.delay.as_secs_f64(),
+        queue_packets: link.queue,
+        loss: loss::describe(&link.loss),
+        engine: engine.into(),
+        measured,
+        queue: describe_queue(link),
+        queue_delay: fwd.queue_delay,
+        ce_marks: fwd.stats.ce_marks + rev.stats.ce_marks,
+        reordered: fwd.stats.reordered + rev.stats.reordered,
+        trace,
+    }
+}
+
+fn queue_delay(sojourn_us: &[u32]) -> Option<QueueDelay> {
+    if sojourn_us.is_empty() {
+        return None;
+    }
+    let mean_us = sojourn_us.iter().map(|&s| s as f64).sum::<f64>() / sojourn_us.len() as f64;
+    let mut sorted = sojourn_us.to_vec();
+    let rank = ((sorted.len() as f64 * 0.95).ceil() as usize).clamp(1, sorted.len()) - 1;
+    let (_, p95, _) = sorted.select_nth_unstable(rank);
+    Some(QueueDelay {
+        mean_s: mean_us / 1e6,
+        p95_s: *p95 as f64 / 1e6,
+    })
+}
+
+#[cfg(test)]
+mod tests;

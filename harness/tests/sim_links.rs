@@ -1,0 +1,185 @@
+//! The simulator's link conditions end to end, with real quinn endpoints: ECN marks reach the
+//! controllers, a capacity trace bounds goodput, CoDel bounds the queueing delay, jitter and
+//! reordering are reproducible and show up in the ground truth.
+
+mod sim_common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use discern_harness::report::RunOutput;
+use discern_harness::scenario::{CoDel, EcnMarking, Jitter, Link, LossModel, Reorder, Scenario};
+use discern_harness::sim;
+use sim_common::*;
+
+fn one_flow(name: &str, secs: f64, seed: u64, link: Link, controller: &str) -> Scenario {
+    scenario(
+        name,
+        secs,
+        seed,
+        vec![link],
+        vec![flow(controller, 0, None)],
+    )
+}
+
+fn run(s: &Scenario) -> RunOutput {
+    sim::run(s).expect("run")
+}
+
+#[test]
+fn ecn_marks_reach_the_controller_as_congestion_without_loss() {
+    // A queue deep enough never to overflow, marking from 10 waiting packets.
+    let mut l = link("l", 10.0, 20, 1000, LossModel::None);
+    l.ecn = Some(EcnMarking { threshold: 10 });
+    let out = run(&one_flow("ecn", 5.0, 1, l, "newreno"));
+    let (f, link) = (&out.summary.flows[0], &out.summary.links[0]);
+    eprintln!("{f:?}\n{link:?}");
+    assert!(link.ce_marks > 0);
+    assert_eq!(out.summary.drops.unwrap().queue, 0);
+    // No packet was lost, yet the controller was told of congestion: quinn's `lost_bytes == 0`
+    // events, each of which discern's controllers log as an "ECN congestion mark" decision.
+    assert_eq!(f.lost_packets, 0);
+    assert!(f.congestion_events > 0);
+    assert!(f.verdicts.ecn_marks > 0);
+    assert_eq!(f.verdicts.ecn_marks, f.verdicts.congestion);
+    // Marking keeps the queue short: 10 packets are 12 ms at 10 Mbit/s.
+    let delay = link.queue_delay.unwrap();
+    assert!(delay.p95_s < 0.03, "{delay:?}");
+    // The marks are no losses, so none is scored against the ground truth.
+    assert_eq!(out.summary.verdict_accuracy.unwrap().spurious, 0);
+}
+
+/// A trace of `ms` milliseconds: `burst` opportunities every 4 ms in the first half, one every
+/// millisecond in the second (9 and 12 Mbit/s, 10.5 Mbit/s on average).
+fn write_trace(dir: &std::path::Path, ms: u64) -> PathBuf {
+    let mut lines = String::new();
+    for t in 1..=ms {
+        let n = if t <= ms / 2 {
+            if t % 4 == 0 {
+                3
+            } else {
+                0
+            }
+        } else {
+            1
+        };
+        for _ in 0..n {
+            lines.push_str(&format!("{t}\n"));
+        }
+    }
+    let path = dir.join("steps.down");
+    std::fs::write(&path, lines).unwrap();
+    path
+}
+
+fn trace_scenario(path: &std::path::Path, secs: f64, controller: &str) -> Scenario {
+    let text = format!(
+        "name = \"trace\"\ndescription = \"\"\nduration = \"{secs}s\"\n\
+         [[link]]\nname = \"l\"\nrate = {{ trace = \"{}\" }}\ndelay = \"20ms\"\nqueue = 100\n\
+         [[flow]]\ncontroller = \"{controller}\"\npath = [\"l\"]\n",
+        path.display()
+    );
+    Scenario::from_toml(&text, "trace.toml", &[]).expect("scenario")
+}
+
+#[test]
+fn goodput_never_exceeds_a_trace_capacity() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_trace(dir.path(), 2000);
+    for controller in ["newreno", "quinn-bbr"] {
+        let out = run(&trace_scenario(&path, 6.0, controller));
+        let link = &out.summary.links[0];
+        let trace = link.trace.as_ref().expect("trace summary");
+        eprintln!("{controller}: {trace:?}");
+        // 1750 opportunities of 1500 bytes per 2 s period.
+        assert!(
+            (trace.mean_capacity_bps - 10.5e6).abs() < 0.1e6,
+            "{trace:?}"
+        );
+        assert!(trace.goodput_fraction <= 1.0, "{trace:?}");
+        assert!(trace.goodput_fraction > 0.5, "{trace:?}");
+        // The link sent no faster than the trace allows: its count includes the packets queued
+        // at the end of the run (at most 101 of 1500 bytes), whose departure is already planned.
+        let m = link.measured.unwrap();
+        let queued_bps = 101.0 * 1500.0 * 8.0 / 6.0;
+        assert!(m.rate_bps <= trace.mean_capacity_bps + queued_bps, "{m:?}");
+    }
+}
+
+#[test]
+fn recorded_lte_trace_bounds_goodput() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/traces/TMobile-LTE-short.down");
+    if !path.exists() {
+        eprintln!("SKIPPED: {} is absent", path.display());
+        return;
+    }
+    let out = run(&trace_scenario(&path, 5.0, "newreno"));
+    let trace = out.summary.links[0].trace.clone().unwrap();
+    eprintln!("{trace:?}");
+    assert!(trace.goodput_fraction > 0.0 && trace.goodput_fraction <= 1.0);
+    assert!(out.summary.flows[0].verified);
+}
+
+#[test]
+fn codel_keeps_newreno_near_its_target() {
+    let target = Duration::from_millis(5);
+    let drop_tail = link("l", 10.0, 20, 1000, LossModel::None);
+    let mut codel = drop_tail.clone();
+    codel.codel = Some(CoDel {
+        target,
+        interval: Duration::from_millis(100),
+    });
+    // Long enough that the slow-start overshoot, which CoDel needs an interval to answer, is a
+    // small part of the run.
+    let with_codel = run(&one_flow("codel", 20.0, 1, codel, "newreno"));
+    let without = run(&one_flow("tail", 20.0, 1, drop_tail, "newreno"));
+    let d = with_codel.summary.links[0].queue_delay.unwrap();
+    let t = without.summary.links[0].queue_delay.unwrap();
+    eprintln!("codel {d:?}, drop-tail {t:?}");
+    assert!(with_codel.summary.drops.unwrap().queue > 0);
+    // Near the target (its sojourn may exceed it for up to an interval before each drop).
+    assert!(d.p95_s < 5.0 * target.as_secs_f64(), "{d:?}");
+    assert!(t.p95_s > 3.0 * d.p95_s, "{d:?} vs {t:?}");
+    // CoDel gives up little goodput for it.
+    let g = |o: &RunOutput| o.summary.flows[0].goodput_bps;
+    assert!(g(&with_codel) > 0.8 * g(&without));
+}
+
+fn varying_link() -> Link {
+    let mut l = link("l", 10.0, 20, 200, LossModel::None);
+    l.jitter = Some(Jitter::Uniform {
+        max: Duration::from_millis(4),
+    });
+    // Held 30 ms: some 25 packets overtake, enough for quinn to declare it lost.
+    l.reorder = Some(Reorder {
+        probability: 0.005,
+        displacement: Duration::from_millis(30),
+    });
+    l
+}
+
+#[test]
+fn jitter_and_reordering_are_reproducible_and_fool_loss_detection() {
+    let a = run(&one_flow("vary", 4.0, 5, varying_link(), "newreno"));
+    let b = run(&one_flow("vary", 4.0, 5, varying_link(), "newreno"));
+    let c = run(&one_flow("vary", 4.0, 6, varying_link(), "newreno"));
+    assert_eq!(a.summary, b.summary);
+    assert_ne!(a.summary.links[0].reordered, 0);
+    assert_ne!(a.summary, c.summary);
+    // Nothing was dropped, yet quinn declared packets lost: the controller's loss decisions are
+    // all spurious, and the ground truth says so.
+    let drops = a.summary.drops.unwrap();
+    assert_eq!((drops.queue, drops.channel), (0, 0));
+    let acc = a.summary.verdict_accuracy.unwrap();
+    eprintln!("{:?} {acc:?}", a.summary.links[0]);
+    assert!(a.summary.flows[0].lost_packets > 0);
+    assert!(acc.spurious > 0);
+    assert_eq!(
+        acc.random_as_random
+            + acc.random_as_congestion
+            + acc.congestion_as_congestion
+            + acc.congestion_as_random,
+        0
+    );
+}
