@@ -247,3 +247,32 @@ fn run_as_set(scenario: Scenario) -> Summary {
     );
     summary
 }
+
+#[test]
+fn on_an_ecn_bottleneck_discern_backs_off_on_marks_and_ignores_random_losses() {
+    // 20 Mbit/s, 60 ms, marking at 20 packets, 0.5 % random loss; shortened.
+    let path = |loss: &str| {
+        bench(
+            "ecn-random-20M-60ms.toml",
+            &[
+                "duration=10s",
+                &format!("link.bottleneck.loss.model={loss}"),
+            ],
+        )
+    };
+    let lossy = run(path("bernoulli"), "discern");
+    let clean = run(path("none"), "discern");
+    let flow = &lossy.flows[0];
+    assert!(flow.verdicts.ecn_marks > 10, "{:?}", flow.verdicts);
+    assert!(lossy.links[0].ce_marks > 0);
+    // The marks keep the queue near the threshold, far below the 150-packet buffer.
+    assert_eq!(lossy.drops.unwrap().queue, 0, "{:?}", lossy.drops);
+    let kept = goodput_of(&lossy, 0) / goodput_of(&clean, 0);
+    assert!(
+        kept >= 0.9,
+        "random losses cost {:.1} %",
+        100.0 * (1.0 - kept)
+    );
+    let newreno = run(path("bernoulli"), "newreno");
+    assert!(goodput_of(&lossy, 0) >= 2.0 * goodput_of(&newreno, 0));
+}

@@ -87,6 +87,8 @@ pub struct WindowAlgorithm<C> {
     once_per_window: bool,
     /// Kept only for [`Reduction::Bandwidth`], the one rule that reads it.
     bandwidth: Option<BandwidthEstimate>,
+    /// The factor for an ECN-CE mark, where it differs from a loss's (RFC 8511).
+    ecn_beta: Option<f64>,
 }
 
 impl<C: Classifier> WindowAlgorithm<C> {
@@ -103,9 +105,19 @@ impl<C: Classifier> WindowAlgorithm<C> {
             growth,
             reduction,
             random: RandomResponse::Keep,
+            ecn_beta: None,
             once_per_window,
             bandwidth: (reduction == Reduction::Bandwidth).then(BandwidthEstimate::default),
         }
+    }
+
+    /// The same algorithm answering an ECN-CE mark with `cwnd = ssthresh = cwnd * beta` rather
+    /// than its loss response: Alternative Backoff with ECN (RFC 8511, section 3). A mark comes
+    /// from an AQM that keeps its queue short, before any loss, so the loss response's halving
+    /// would leave the link idle; RFC 8511 recommends 0.7 to 0.85 for Reno.
+    pub fn with_ecn_backoff(mut self, beta: f64) -> Self {
+        self.ecn_beta = Some(beta);
+        self
     }
 
     /// The same algorithm answering random verdicts with `random` instead of keeping the window.
@@ -143,6 +155,10 @@ impl<C: Classifier> WindowAlgorithm<C> {
     fn reduce(&mut self, event: &CongestionEvent, verdict: Verdict) {
         let before = self.window.cwnd();
         match (verdict, self.reduction) {
+            (Verdict::Congestion, _) if event.is_ecn() && self.ecn_beta.is_some() => {
+                let beta = self.ecn_beta.unwrap_or(0.5);
+                self.window.reduce(event.now, beta)
+            }
             (Verdict::Random, _) => match self.random {
                 RandomResponse::Keep => return,
                 RandomResponse::Multiplicative { beta } => self.window.reduce(event.now, beta),

@@ -16,7 +16,9 @@ use crate::Adapter;
 /// packets sent around the lost one met that level (or an ECN path marked CE in the last round
 /// trip, or half the window was lost), and random otherwise. A random loss keeps the window;
 /// QUIC retransmits it as always. A congestion loss gets NewReno's response: `cwnd = ssthresh =
-/// cwnd * beta` once per window, Reno growth (or CUBIC's, `growth = cubic`). Persistent
+/// cwnd * beta` once per window, Reno growth (or CUBIC's, `growth = cubic`). An ECN-CE mark
+/// reduces by `ecn_beta` = 0.8 instead (RFC 8511, Alternative Backoff with ECN): a marking AQM
+/// keeps its queue short, and halving below it would leave the link idle. Persistent
 /// congestion restarts slow start.
 ///
 /// What decided each choice (`scripts/controller_bench.py`; the figures are in docs/RESULTS.md):
@@ -52,6 +54,7 @@ pub type Discern = Adapter<WindowAlgorithm<QueueFull>>;
 pub struct DiscernConfig {
     initial_window: u64,
     beta: f64,
+    ecn_beta: f64,
     growth: DiscernGrowth,
     tolerance: f64,
     memory: Duration,
@@ -70,6 +73,15 @@ pub enum DiscernGrowth {
 impl DiscernConfig {
     /// Default window factor on congestion: NewReno's.
     pub const DEFAULT_BETA: f64 = 0.5;
+
+    /// Window factor on an ECN-CE mark (RFC 8511's Alternative Backoff with ECN).
+    pub const DEFAULT_ECN_BETA: f64 = 0.8;
+
+    /// Window factor on an ECN-CE mark, above 0 and below 1 (default 0.8, RFC 8511).
+    pub fn ecn_beta(&mut self, beta: f64) -> Result<&mut Self, ParamError> {
+        self.ecn_beta = open_fraction("ecn_beta", beta)?;
+        Ok(self)
+    }
 
     /// Window factor on a congestion verdict, above 0 and below 1 (default 0.5).
     pub fn beta(&mut self, beta: f64) -> Result<&mut Self, ParamError> {
@@ -120,6 +132,7 @@ impl DiscernConfig {
             Reduction::Multiplicative { beta: self.beta },
             true,
         )
+        .with_ecn_backoff(self.ecn_beta)
     }
 }
 
@@ -128,6 +141,7 @@ impl Default for DiscernConfig {
         Self {
             initial_window: DEFAULT_INITIAL_WINDOW,
             beta: Self::DEFAULT_BETA,
+            ecn_beta: Self::DEFAULT_ECN_BETA,
             growth: DiscernGrowth::Reno,
             tolerance: QueueFull::DEFAULT_FRACTION,
             memory: QueueFull::DEFAULT_MEMORY,

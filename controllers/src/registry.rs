@@ -228,6 +228,11 @@ const CATALOG: &[ControllerInfo] = &[
                 help: "window factor on a congestion verdict (above 0, below 1)",
             },
             ParamInfo {
+                name: "ecn_beta",
+                default: "0.8",
+                help: "window factor on an ECN-CE mark (RFC 8511's alternative backoff)",
+            },
+            ParamInfo {
                 name: "growth",
                 default: "reno",
                 help: "growth in congestion avoidance: reno or cubic",
@@ -403,6 +408,9 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     let mut config = DiscernConfig::default();
     if let Some(beta) = call.number("beta")? {
         config.beta(beta).map_err(|e| call.rejected(e))?;
+    }
+    if let Some(beta) = call.number("ecn_beta")? {
+        config.ecn_beta(beta).map_err(|e| call.rejected(e))?;
     }
     if let Some(growth) = call.value("growth", "reno or cubic", |raw| match raw {
         "reno" => Some(DiscernGrowth::Reno),

@@ -155,24 +155,23 @@ fn a_single_delayed_ack_does_not_raise_the_full_level() {
 }
 
 #[test]
-fn on_a_marking_path_a_loss_without_a_recent_mark_is_random_even_at_a_full_queue() {
+fn on_a_marking_path_marks_reduce_gently_and_losses_are_random_even_at_a_full_queue() {
     let mut path = settled(&DiscernConfig::default());
     let now = path.at(path.clock);
-    let mark = CongestionEvent {
-        lost_bytes: 0,
-        lost_packets: 0,
-        ..CongestionEvent::loss(now, now, 0, MSS, path.rtt)
-    };
+    let before = path.cwnd();
+    let mark = CongestionEvent::loss(now, now, 0, MSS, path.rtt);
     let decision = path.algorithm.on_congestion(&mark);
     assert_eq!(
         decision.verdict,
         Verdict::Congestion,
         "a CE mark always reduces"
     );
-    assert!(decision.reduced);
-    // Within a round trip of the mark a loss is congestion (once per window, so no second cut).
-    assert_eq!(path.lose(1).verdict, Verdict::Congestion);
-    // Three round trips later, without another mark, a loss at the full queue is random.
+    assert_eq!(decision.evidence.reason, "ECN congestion mark");
+    // RFC 8511's alternative backoff: 0.8, not the loss response's 0.5.
+    assert_eq!(path.cwnd(), (before as f64 * 0.8) as u64);
+    // The path marks before its queue fills: a loss, even right after a mark, at the largest
+    // queue seen, is random.
+    assert_eq!(path.lose(1).verdict, Verdict::Random);
     queue_for(&mut path, Duration::from_millis(60), 3);
     let before = path.cwnd();
     let decision = path.lose(1);
@@ -183,6 +182,10 @@ fn on_a_marking_path_a_loss_without_a_recent_mark_is_random_even_at_a_full_queue
         decision.evidence.reason
     );
     assert_eq!(path.cwnd(), before);
+    // Losing half the window is congestion even there.
+    queue_for(&mut path, Duration::ZERO, 2);
+    let half = path.cwnd() / MSS / 2 + 1;
+    assert_eq!(path.lose(half).verdict, Verdict::Congestion);
 }
 
 #[test]
