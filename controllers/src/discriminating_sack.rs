@@ -5,7 +5,7 @@ use quinn_proto::congestion::{Controller, ControllerFactory};
 
 use crate::algorithm::WindowAlgorithm;
 use crate::classify::Classifier;
-use crate::param::{at_least, ParamError};
+use crate::param::{self, ParamError};
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -43,12 +43,7 @@ impl<C: Classifier> DiscriminatingSackConfig<C> {
     /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn), at least two
     /// packets of QUIC's smallest size.
     pub fn initial_window(&mut self, bytes: u64) -> Result<&mut Self, ParamError> {
-        self.initial_window = at_least(
-            "initial_window",
-            bytes,
-            2 * 1200,
-            "a number of bytes of at least 2400 (two 1200-byte packets)",
-        )?;
+        self.initial_window = param::initial_window(bytes)?;
         Ok(self)
     }
 

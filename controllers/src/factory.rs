@@ -14,12 +14,7 @@ macro_rules! controller_factory {
                 &mut self,
                 bytes: u64,
             ) -> Result<&mut Self, $crate::param::ParamError> {
-                self.initial_window = $crate::param::at_least(
-                    "initial_window",
-                    bytes,
-                    2 * 1200,
-                    "a number of bytes of at least 2400 (two 1200-byte packets)",
-                )?;
+                self.initial_window = $crate::param::initial_window(bytes)?;
                 Ok(self)
             }
         }

@@ -86,6 +86,16 @@ pub fn at_least(
     }
 }
 
+/// An initial window of `bytes` if it holds at least two packets of QUIC's smallest size.
+pub fn initial_window(bytes: u64) -> Result<u64, ParamError> {
+    at_least(
+        "initial_window",
+        bytes,
+        2 * 1200,
+        "a number of bytes of at least 2400 (two 1200-byte packets)",
+    )
+}
+
 /// `value` if it is longer than zero.
 pub fn positive_duration(name: &'static str, value: Duration) -> Result<Duration, ParamError> {
     if value.is_zero() {
