@@ -9,6 +9,7 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod stats;
 pub mod sweep;
 pub mod transport;
 pub mod units;
