@@ -5,6 +5,7 @@ pub mod cli;
 pub mod controllers;
 pub mod netns;
 pub mod output;
+pub mod repeated;
 pub mod report;
 pub mod runner;
 pub mod scenario;

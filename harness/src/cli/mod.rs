@@ -67,6 +67,14 @@ pub struct RunArgs {
     /// Run every flow with this controller, e.g. `modified-sack:tolerance=0.02`.
     #[arg(long, value_name = "ID")]
     pub controller: Option<String>,
+    /// Repeat the run on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`): each seed's
+    /// outputs go to DIR/seed=<S>/, and DIR/aggregate.json holds n, mean, sd and the 95 %
+    /// confidence interval of every figure.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub runs: usize,
+    /// Runs at once with --runs [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -75,7 +83,8 @@ pub struct SweepArgs {
     pub common: Common,
     /// A scenario key and its values, e.g. `--vary link.bottleneck.loss.rate=0.001,0.01,0.1`.
     /// Repeatable: every combination runs. The first one is the x axis of the goodput plot.
-    #[arg(long, value_name = "K=V1,V2,...", required = true)]
+    /// A sweep needs --vary or --runs N (N >= 2).
+    #[arg(long, value_name = "K=V1,V2,...")]
     pub vary: Vec<Vary>,
     /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
     /// (a piece `param=value` continues the id before it). Repeatable. Without it, each run
@@ -89,6 +98,17 @@ pub struct SweepArgs {
     /// Runs at once [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Repeat every combination on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`; every
+    /// controller runs on the same seeds). sweep.csv then has one row per combination with n,
+    /// mean, sd and the 95 % confidence interval (Student's t) of every figure, runs.csv one row
+    /// per run, aggregate.json both, and the plot error bars.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub runs: usize,
+    /// Report each controller's goodput as a ratio to this controller's on the same seed and
+    /// values (paired), with the mean and 95 % confidence interval of the ratios. One of
+    /// --controller.
+    #[arg(long, value_name = "ID")]
+    pub baseline: Option<String>,
 }
 
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
@@ -199,10 +219,14 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         scenario.set_controller(id);
     }
     check_controllers(&scenario)?;
-    let out = runner(&scenario, args.common.link)?;
     let dir = args
         .out
+        .clone()
         .unwrap_or_else(|| Path::new("out").join(dir_safe(&scenario.name)));
+    if args.runs != 1 {
+        return run_repeated(&args, &path, &sets, &scenario, &dir, runner);
+    }
+    let out = runner(&scenario, args.common.link)?;
     let files = output::write_run(&dir, &out)?;
 
     print!("{}", table::run_table(&out.summary).render());
@@ -229,6 +253,80 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `run --runs N`: the scenario on N seeds, each seed's outputs in `dir/seed=<S>/`, and
+/// `dir/aggregate.json`.
+fn run_repeated(
+    args: &RunArgs,
+    path: &Path,
+    sets: &[Override],
+    scenario: &Scenario,
+    dir: &Path,
+    runner: &Runner<'_>,
+) -> anyhow::Result<ExitCode> {
+    let seeds = sweep::seeds(scenario.seed, args.runs)?;
+    let mut jobs = Vec::with_capacity(seeds.len());
+    for &seed in &seeds {
+        let mut all = sets.to_vec();
+        all.extend(overrides(&[format!("seed={seed}")])?);
+        let mut s = load(path, &all)?;
+        if let Some(id) = &args.controller {
+            s.set_controller(id);
+        }
+        jobs.push((seed, s));
+    }
+    let bar = progress_bar(jobs.len(), "runs");
+    let kind = args.common.link;
+    let run_one = |s: &Scenario| runner(s, kind);
+    let keep = |seed: &u64, out: &RunOutput| {
+        let r = output::write_run(&dir.join(format!("seed={seed}")), out);
+        bar.inc(1);
+        r?;
+        Ok(out.summary.clone())
+    };
+    let results = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    bar.finish_and_clear();
+    let aggregate = crate::repeated::RunAggregate::of(&scenario.name, &seeds, &results);
+    let json = dir.join("aggregate.json");
+    output::write_json(&json, &aggregate)?;
+    print!("{}", aggregate.table().render());
+    print!("{}", aggregate.footer());
+    println!(
+        "outputs in {}: aggregate.json, and each seed's in seed=<S>/",
+        dir.display()
+    );
+    let unverified: usize = aggregate.flows.iter().map(|f| f.unverified).sum();
+    if unverified > 0 {
+        bail!("{unverified} flow run(s): the bytes received differ from the bytes sent");
+    }
+    if !aggregate.failed.is_empty() {
+        bail!("{} of {} runs failed", aggregate.failed.len(), seeds.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--jobs`, or the number of CPUs.
+fn threads(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+/// A progress bar over `total` items with an ETA on stderr, or a hidden one when stderr is not
+/// a terminal (logs and CI stay clean).
+fn progress_bar(total: usize, what: &str) -> ProgressBar {
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}  {{elapsed_precise}} (eta {{eta}})"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
 fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
@@ -238,6 +336,12 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
             bail!("--vary `{}` is given twice", v.key);
         }
     }
+    if args.vary.is_empty() && args.runs < 2 {
+        bail!("a sweep needs --vary KEY=V1,V2,... or --runs N (N >= 2)");
+    }
+    if args.runs > 1 && args.vary.iter().any(|v| v.key == "seed") {
+        bail!("--vary seed=... and --runs both choose the seeds: use one (--runs N runs SEED .. SEED+N-1)");
+    }
     let mut controllers = Vec::new();
     for list in &args.controller {
         for id in sweep::split_controllers(list)? {
@@ -245,10 +349,37 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
             controllers.push(id);
         }
     }
+    if let Some(b) = &args.baseline {
+        if !controllers.contains(b) {
+            bail!(
+                "--baseline {b} is not one of --controller ({}): add it there",
+                if controllers.is_empty() {
+                    "none given".to_string()
+                } else {
+                    controllers.join(", ")
+                }
+            );
+        }
+    }
     let base = load(&path, &sets)?;
-    let points = sweep::expand(
+    let repeated = args.runs > 1 || args.baseline.is_some();
+    // One run per combination keeps each scenario's seed (and `--vary seed=...`).
+    let seeds = if repeated {
+        sweep::seeds(base.seed, args.runs)?
+    } else {
+        Vec::new()
+    };
+    let spec = sweep::outputs::Spec {
+        scenario: base.name.clone(),
+        varies: args.vary.iter().map(ToString::to_string).collect(),
+        controllers: controllers.clone(),
+        seeds: seeds.clone(),
+        baseline: args.baseline.clone(),
+    };
+    let points = sweep::expand_with_seeds(
         &args.vary,
         (!controllers.is_empty()).then_some(controllers.as_slice()),
+        &seeds,
     );
 
     // Build every scenario first, so a bad key or value stops the sweep before anything runs.
@@ -271,39 +402,20 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
     let total = jobs.len();
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr())
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {elapsed_precise} (eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(total, "runs");
     let run_one = |s: &Scenario| runner(s, kind);
     let on_done = |p: &sweep::Point, out: &RunOutput| {
         let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
         bar.inc(1);
         r.map(|_| ())
     };
-    let records = sweep::run_all(jobs, &run_one, threads, &on_done);
+    let records = sweep::run_all(jobs, &run_one, threads(args.jobs), &on_done);
     bar.finish_and_clear();
 
-    let keys: Vec<String> = args.vary.iter().map(|v| v.key.clone()).collect();
-    print!("{}", sweep::table(&keys, &records, true).render());
-    let csv_path = dir.join("sweep.csv");
-    output::write_table_csv(&csv_path, &sweep::table(&keys, &records, false))?;
-    let mut written = vec![csv_path];
-    let failed = records.iter().filter(|r| r.result.is_err()).count();
-    if failed < records.len() {
-        written.extend(sweep::goodput_plot(&dir, &base.name, &args.vary, &records)?);
-    }
+    let written = sweep::outputs::write(&dir, &spec, &records)?;
+    print!("{}", written.text);
     let names: Vec<String> = written
+        .files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
@@ -312,10 +424,11 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         dir.display(),
         names.join(", ")
     );
-    if failed > 0 {
+    if written.failed > 0 {
         bail!(
-            "{failed} of {} runs failed (see the error column)",
-            records.len()
+            "{} of {} runs failed (see the error column)",
+            written.failed,
+            written.runs
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -88,26 +88,43 @@ pub fn run_all(
     threads: usize,
     on_done: &OnDone<'_>,
 ) -> Vec<Record> {
+    let results = run_jobs(&jobs, runner, threads, &|point: &Point, out: &RunOutput| {
+        on_done(point, out)?;
+        Ok(Aggregate::of(&out.summary))
+    });
+    jobs.iter()
+        .zip(results)
+        .map(|((point, scenario), result)| Record {
+            point: point.clone(),
+            controller: controller_label(point, scenario),
+            result,
+        })
+        .collect()
+}
+
+/// Runs every job's scenario on `threads` worker threads, hands each output to `keep` in the
+/// worker thread, and returns what it kept (or the run's error, as text) in job order.
+pub fn run_jobs<J: Sync, T: Send>(
+    jobs: &[(J, Scenario)],
+    runner: &Runner<'_>,
+    threads: usize,
+    keep: &(dyn Fn(&J, &RunOutput) -> anyhow::Result<T> + Sync),
+) -> Vec<Result<T, String>> {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Record>>> = Mutex::new(vec![None; jobs.len()]);
+    let results: Mutex<Vec<Option<Result<T, String>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
     let threads = threads.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((point, scenario)) = jobs.get(i) else {
+                let Some((job, scenario)) = jobs.get(i) else {
                     break;
                 };
-                let result = runner(scenario).and_then(|out| {
-                    on_done(point, &out)?;
-                    Ok(Aggregate::of(&out.summary))
-                });
-                let record = Record {
-                    point: point.clone(),
-                    controller: controller_label(point, scenario),
-                    result: result.map_err(|e| format!("{e:#}")),
-                };
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(record);
+                let result = runner(scenario)
+                    .and_then(|out| keep(job, &out))
+                    .map_err(|e| format!("{e:#}"));
+                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
             });
         }
     });
@@ -117,4 +134,43 @@ pub fn run_all(
         .into_iter()
         .map(|r| r.expect("every job was run"))
         .collect()
+}
+
+/// The names of [`Aggregate::figures`], in order: the columns a repeated sweep summarises.
+pub const FIGURES: [&str; 12] = [
+    "goodput_total_bps",
+    "goodput_mean_bps",
+    "completion_time_s",
+    "lost_packets",
+    "congestion_events",
+    "verdicts_random",
+    "verdicts_congestion",
+    "random_as_random",
+    "random_as_congestion",
+    "congestion_as_congestion",
+    "congestion_as_random",
+    "spurious",
+];
+
+impl Aggregate {
+    /// Every numeric figure in the order of [`FIGURES`]; `None` where this run has none (no
+    /// completion, no ground truth).
+    pub fn figures(&self) -> [Option<f64>; 12] {
+        let acc = self.accuracy;
+        let a = |f: fn(&VerdictAccuracy) -> u64| acc.as_ref().map(|a| f(a) as f64);
+        [
+            Some(self.goodput_total_bps),
+            Some(self.goodput_mean_bps),
+            self.completion_time_s,
+            Some(self.lost_packets as f64),
+            Some(self.congestion_events as f64),
+            Some(self.verdicts_random as f64),
+            Some(self.verdicts_congestion as f64),
+            a(|a| a.random_as_random),
+            a(|a| a.random_as_congestion),
+            a(|a| a.congestion_as_congestion),
+            a(|a| a.congestion_as_random),
+            a(|a| a.spurious),
+        ]
+    }
 }

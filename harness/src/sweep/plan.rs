@@ -74,15 +74,25 @@ pub struct Point {
     pub values: Vec<(String, String)>,
     /// The controller every flow runs, or `None` to keep the scenario's own.
     pub controller: Option<String>,
+    /// The seed of this repetition (`--runs`), or `None` to keep the scenario's own.
+    pub seed: Option<u64>,
 }
 
 impl Point {
     /// The `--set` form of the varied values.
     pub fn overrides(&self) -> Vec<String> {
-        self.values
+        let mut sets: Vec<String> = self
+            .values
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
-            .collect()
+            .collect();
+        sets.extend(self.seed.map(|s| format!("seed={s}")));
+        sets
+    }
+
+    /// True when `other` is a repetition of the same condition (same values and controller).
+    pub fn same_condition(&self, other: &Point) -> bool {
+        self.values == other.values && self.controller == other.controller
     }
 
     /// Folder name under `runs/`: the zero-padded index, then values and controller made safe.
@@ -100,6 +110,9 @@ impl Point {
             .collect();
         if let Some(c) = &self.controller {
             parts.push(c.clone());
+        }
+        if let Some(seed) = self.seed {
+            parts.push(format!("seed={seed}"));
         }
         let slug: String = parts
             .join("-")
@@ -119,6 +132,17 @@ impl Point {
 /// Every combination, the first `--vary` varying slowest and the controller fastest, so the runs
 /// of one condition sit together.
 pub fn expand(varies: &[Vary], controllers: Option<&[String]>) -> Vec<Point> {
+    expand_with_seeds(varies, controllers, &[])
+}
+
+/// [`expand`], each combination repeated once per seed (`--runs`), the seed fastest: the
+/// repetitions of one condition sit together, and every controller runs on the same seeds. No
+/// seeds keeps each scenario's own.
+pub fn expand_with_seeds(
+    varies: &[Vary],
+    controllers: Option<&[String]>,
+    seeds: &[u64],
+) -> Vec<Point> {
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
     for v in varies {
         combos = combos
@@ -136,17 +160,36 @@ pub fn expand(varies: &[Vary], controllers: Option<&[String]>) -> Vec<Point> {
         Some(list) => list.iter().cloned().map(Some).collect(),
         None => vec![None],
     };
+    let seeds: Vec<Option<u64>> = if seeds.is_empty() {
+        vec![None]
+    } else {
+        seeds.iter().copied().map(Some).collect()
+    };
     let mut points = Vec::new();
     for values in combos {
         for c in &ctrls {
-            points.push(Point {
-                index: points.len(),
-                values: values.clone(),
-                controller: c.clone(),
-            });
+            for seed in &seeds {
+                points.push(Point {
+                    index: points.len(),
+                    values: values.clone(),
+                    controller: c.clone(),
+                    seed: *seed,
+                });
+            }
         }
     }
     points
+}
+
+/// The seeds of `--runs N` from the scenario's `seed`: `seed .. seed + N - 1`.
+pub fn seeds(first: u64, runs: usize) -> anyhow::Result<Vec<u64>> {
+    match runs {
+        0 => bail!("--runs 0: expected at least 1 run"),
+        n => (0..n as u64)
+            .map(|i| first.checked_add(i))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| anyhow::anyhow!("--runs {n} from seed {first} passes u64::MAX")),
+    }
 }
 
 #[cfg(test)]
@@ -245,6 +288,7 @@ mod tests {
             index: 7,
             values: vec![("link.bottleneck.loss.rate".into(), "0.01".into())],
             controller: Some("modified-sack:tolerance=0.02".into()),
+            seed: None,
         };
         assert_eq!(
             p.dir_name(120),
@@ -258,7 +302,35 @@ mod tests {
             index: 0,
             values: vec![("seed".into(), "3".into())],
             controller: None,
+            seed: None,
         };
         assert_eq!(p.dir_name(1), "0-seed=3");
+        let p = Point {
+            index: 3,
+            values: vec![],
+            controller: Some("newreno".into()),
+            seed: Some(12),
+        };
+        assert_eq!(p.dir_name(20), "03-newreno-seed=12");
+        assert_eq!(p.overrides(), ["seed=12"]);
+    }
+
+    #[test]
+    fn repetitions_run_every_controller_on_the_same_seeds() {
+        let seeds = seeds(5, 3).unwrap();
+        assert_eq!(seeds, [5, 6, 7]);
+        let ctrls = vec!["a".to_string(), "b".to_string()];
+        let points = expand_with_seeds(&["x=1,2".parse().unwrap()], Some(&ctrls), &seeds);
+        assert_eq!(points.len(), 2 * 2 * 3);
+        assert!(points.iter().enumerate().all(|(i, p)| p.index == i));
+        for chunk in points.chunks(3) {
+            assert!(chunk.iter().all(|p| p.same_condition(&chunk[0])));
+            let s: Vec<Option<u64>> = chunk.iter().map(|p| p.seed).collect();
+            assert_eq!(s, [Some(5), Some(6), Some(7)]);
+        }
+        assert!(!points[0].same_condition(&points[3]));
+        assert_eq!(super::seeds(5, 1).unwrap(), [5]);
+        assert!(super::seeds(5, 0).is_err());
+        assert!(super::seeds(u64::MAX, 2).is_err());
     }
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
+use super::repeat::Condition;
 use super::{Record, Vary};
 use crate::output::plot::{Chart, Line, XAxis};
 
@@ -18,6 +19,14 @@ fn number_and_unit(value: &str) -> Option<(f64, &str)> {
         .find_map(|n| value[..n].parse::<f64>().ok().map(|x| (x, &value[n..])))
 }
 
+/// One point of the goodput plot: a run, or the mean of a condition's runs with its interval.
+struct Mark<'a> {
+    controller: &'a str,
+    values: &'a [(String, String)],
+    goodput_bps: f64,
+    interval_bps: Option<(f64, f64)>,
+}
+
 /// `goodput.{png,svg}`: total goodput vs the first varied value, one line per controller (and per
 /// combination of the other varied values). Failed runs are left out.
 pub fn goodput_plot(
@@ -25,6 +34,102 @@ pub fn goodput_plot(
     scenario: &str,
     varies: &[Vary],
     records: &[Record],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let marks: Vec<Mark> = records
+        .iter()
+        .filter_map(|r| {
+            let a = r.result.as_ref().ok()?;
+            Some(Mark {
+                controller: &r.controller,
+                values: &r.point.values,
+                goodput_bps: a.goodput_total_bps,
+                interval_bps: None,
+            })
+        })
+        .collect();
+    draw(dir, scenario, varies, &marks)
+}
+
+/// `goodput.{png,svg}` of a repeated sweep: the mean total goodput of each condition with its
+/// 95 % confidence interval as an error bar. Without a varied value the x axis is the
+/// controllers.
+pub fn goodput_plot_repeated(
+    dir: &Path,
+    scenario: &str,
+    varies: &[Vary],
+    conditions: &[Condition],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let marks: Vec<Mark> = conditions
+        .iter()
+        .filter_map(|c| {
+            let e = c.figure("goodput_total_bps")?;
+            Some(Mark {
+                controller: &c.controller,
+                values: &c.values,
+                goodput_bps: e.mean,
+                interval_bps: e.ci95_lo.zip(e.ci95_hi),
+            })
+        })
+        .collect();
+    if varies.is_empty() {
+        let controllers: Vec<String> = conditions.iter().map(|c| c.controller.clone()).collect();
+        let by_controller = Vary {
+            key: "controller".into(),
+            values: controllers,
+        };
+        let marks: Vec<Mark> = marks
+            .iter()
+            .map(|m| Mark {
+                controller: m.controller,
+                values: &[],
+                goodput_bps: m.goodput_bps,
+                interval_bps: m.interval_bps,
+            })
+            .collect();
+        return draw_by_controller(dir, scenario, &by_controller, &marks);
+    }
+    draw(dir, scenario, varies, &marks)
+}
+
+fn draw_by_controller(
+    dir: &Path,
+    scenario: &str,
+    controllers: &Vary,
+    marks: &[Mark],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let lines = marks
+        .iter()
+        .filter_map(|m| {
+            let x = controllers.values.iter().position(|c| c == m.controller)? as f64;
+            let y = m.goodput_bps / 1e6;
+            Some(Line {
+                label: m.controller.to_string(),
+                points: vec![(x, y)],
+                error_bars: m
+                    .interval_bps
+                    .map(|(lo, hi)| (x, lo / 1e6, hi / 1e6))
+                    .into_iter()
+                    .collect(),
+            })
+        })
+        .collect();
+    Chart {
+        title: format!("{scenario}: goodput (mean, 95 % CI)"),
+        x_label: "controller".into(),
+        y_label: "goodput (Mbit/s)".into(),
+        x_axis: XAxis::Categories(controllers.values.clone()),
+        markers: true,
+        lines,
+    }
+    .write(dir, "goodput")
+    .context("drawing the goodput plot")
+}
+
+fn draw(
+    dir: &Path,
+    scenario: &str,
+    varies: &[Vary],
+    marks: &[Mark],
 ) -> anyhow::Result<Vec<PathBuf>> {
     let Some(first) = varies.first() else {
         bail!("a goodput plot needs a varied value");
@@ -54,34 +159,45 @@ pub fn goodput_plot(
             first.key.clone(),
         ),
     };
+    let with_bars = marks.iter().any(|m| m.interval_bps.is_some());
     let mut lines: Vec<Line> = Vec::new();
-    for r in records {
-        let Ok(a) = &r.result else { continue };
-        let mut label = r.controller.clone();
-        for (k, v) in r.point.values.iter().skip(1) {
+    for m in marks {
+        let mut label = m.controller.to_string();
+        for (k, v) in m.values.iter().skip(1) {
             label.push_str(&format!(", {k}={v}"));
         }
         let Some(xi) = first
             .values
             .iter()
-            .position(|v| Some(v) == r.point.values.first().map(|(_, v)| v))
+            .position(|v| Some(v) == m.values.first().map(|(_, v)| v))
         else {
             continue;
         };
-        let p = (x_of[xi], a.goodput_total_bps / 1e6);
+        let x = x_of[xi];
+        let p = (x, m.goodput_bps / 1e6);
+        let bar = m.interval_bps.map(|(lo, hi)| (x, lo / 1e6, hi / 1e6));
         match lines.iter_mut().find(|l| l.label == label) {
-            Some(l) => l.points.push(p),
+            Some(l) => {
+                l.points.push(p);
+                l.error_bars.extend(bar);
+            }
             None => lines.push(Line {
                 label,
                 points: vec![p],
+                error_bars: bar.into_iter().collect(),
             }),
         }
     }
     for l in &mut lines {
         l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
+    let title = if with_bars {
+        format!("{scenario}: goodput (mean, 95 % CI)")
+    } else {
+        format!("{scenario}: goodput")
+    };
     Chart {
-        title: format!("{scenario}: goodput"),
+        title,
         x_label,
         y_label: "goodput (Mbit/s)".into(),
         x_axis,

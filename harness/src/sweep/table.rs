@@ -13,10 +13,14 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
         .any(|r| matches!(&r.result, Ok(a) if a.accuracy.is_some()));
     let with_error = !human && records.iter().any(|r| r.result.is_err());
     let pick = |csv: &'static str, text: &'static str| if human { text } else { csv };
+    let with_seed = records.iter().any(|r| r.point.seed.is_some());
     let mut headers: Vec<String> = vec!["run".into()];
     headers.extend(keys.iter().cloned());
-    let mut figures = vec![
-        "controller",
+    let mut figures = vec!["controller"];
+    if with_seed {
+        figures.push("seed");
+    }
+    figures.extend([
         "flows",
         pick("goodput_total_bps", "Mbit/s total"),
         pick("goodput_mean_bps", "Mbit/s mean"),
@@ -25,7 +29,7 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
         pick("congestion_events", "cong. events"),
         pick("verdicts_random", "random"),
         pick("verdicts_congestion", "congestion"),
-    ];
+    ]);
     if with_accuracy {
         figures.extend([
             pick("random_as_random", "rnd→rnd"),
@@ -52,6 +56,9 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
         let mut row = vec![r.point.index.to_string()];
         row.extend(r.point.values.iter().map(|(_, v)| v.clone()));
         row.push(r.controller.clone());
+        if with_seed {
+            row.push(r.point.seed.map(|s| s.to_string()).unwrap_or_default());
+        }
         match &r.result {
             Ok(a) => {
                 let rate = |bps: f64| {
