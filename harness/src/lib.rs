@@ -9,6 +9,8 @@ pub mod repeated;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod score;
+pub mod shard;
 pub mod sim;
 pub mod stats;
 pub mod sweep;

@@ -13,6 +13,7 @@ use crate::report::RunOutput;
 use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
 use crate::scenario::Scenario;
+use crate::shard::{self, Manifest, ManifestRun, Shard};
 use crate::sweep::{self, Vary};
 
 /// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
@@ -30,11 +31,52 @@ pub enum Command {
     Run(RunArgs),
     /// Run every combination of varied values and controllers in parallel; one table and plots.
     Sweep(SweepArgs),
+    /// Score controllers over a fixed matrix of path classes, n seeds each: efficiency on random
+    /// loss, harm to a competing flow, fairness, verdict accuracy, queueing delay, each with its
+    /// 95 % confidence interval; writes score.csv, score.json and a heatmap.
+    Score(ScoreArgs),
+    /// Merge the --out folders of `sweep --shard` or `score --shard` runs into what one
+    /// unsharded run writes.
+    Merge(MergeArgs),
     /// List the controllers (with parameters) and the scenarios in ./scenarios/.
     List,
     /// Remove the network namespaces (and with them the links, TUN devices and qdiscs) that
     /// killed `--link netns` runs left behind (root).
     Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// Controllers to score, comma-separated [default: newreno, modified-sack, wnewreno,
+    /// composite, veno, westwood, discern, quinn-newreno, quinn-cubic, quinn-bbr].
+    #[arg(long, value_name = "ID1,ID2,...")]
+    pub controller: Vec<String>,
+    /// Seeds per controller and class: SEED .. SEED+N-1.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub runs: usize,
+    /// The first seed.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder; each run's summary.json goes to DIR/runs/<index>-<class>-<controller>.../.
+    #[arg(long, value_name = "DIR", default_value = "out/score")]
+    pub out: PathBuf,
+    /// Runs at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only part K of N (round robin over the runs) and write its runs and manifest.json;
+    /// `discern merge` puts the parts together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The --out folders of every shard.
+    #[arg(value_name = "DIR", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Where the merged outputs go (the runs are copied there).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +151,23 @@ pub struct SweepArgs {
     /// --controller.
     #[arg(long, value_name = "ID")]
     pub baseline: Option<String>,
+    /// Run only part K of N of the sweep (round robin over the runs) and write its runs and
+    /// manifest.json; `discern merge` puts the parts together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}
+
+/// The command line with the scoreboard's matrix in `discern score --help`, generated from the
+/// class table so the two never disagree.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommand("score", |c| c.after_help(crate::score::matrix_help()))
+}
+
+/// Parses the process's arguments with [`command`] (exits with clap's message on bad input).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit())
 }
 
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
@@ -124,6 +183,8 @@ pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run(args, runner),
         Command::Sweep(args) => sweep_cmd(args, runner),
+        Command::Score(args) => score_cmd(args, runner),
+        Command::Merge(args) => merge_cmd(args),
         Command::List => list(Path::new("scenarios")),
         Command::Clean(args) => clean(&args),
     }
@@ -402,7 +463,12 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
     let total = jobs.len();
-    let bar = progress_bar(total, "runs");
+    let part = args.shard.unwrap_or(Shard::ALL);
+    let jobs: Vec<_> = jobs
+        .into_iter()
+        .filter(|(p, _)| part.contains(p.index))
+        .collect();
+    let bar = progress_bar(jobs.len(), &format!("runs (shard {part})"));
     let run_one = |s: &Scenario| runner(s, kind);
     let on_done = |p: &sweep::Point, out: &RunOutput| {
         let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
@@ -412,7 +478,54 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let records = sweep::run_all(jobs, &run_one, threads(args.jobs), &on_done);
     bar.finish_and_clear();
 
-    let written = sweep::outputs::write(&dir, &spec, &records)?;
+    let text = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest = Manifest {
+        command: "sweep".into(),
+        version: shard::version(),
+        scenario_hash: shard::hash(&[text, args.common.set.join("\n").into_bytes()].concat()),
+        spec: serde_json::to_value(&spec)?,
+        shard: part.to_string(),
+        total,
+        runs: records
+            .iter()
+            .map(|r| ManifestRun {
+                index: r.point.index,
+                dir: r.point.dir_name(total),
+                job: serde_json::json!({ "point": r.point, "controller": r.controller }),
+                error: r.result.as_ref().err().cloned(),
+            })
+            .collect(),
+    };
+    output::write_json(&dir.join(shard::MANIFEST), &manifest)?;
+    let failed = records.iter().filter(|r| r.result.is_err()).count();
+    if args.shard.is_some() {
+        println!(
+            "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
+             shards' folders for the tables and plots",
+            records.len(),
+            dir.display()
+        );
+        for r in records.iter().filter(|r| r.result.is_err()) {
+            if let Err(e) = &r.result {
+                println!("failed: {}: {e}", r.point.dir_name(total));
+            }
+        }
+        return Ok(if failed > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    finish_sweep(&dir, &spec, &records)
+}
+
+/// Writes and prints a whole sweep's tables and plot; fails when a run failed.
+fn finish_sweep(
+    dir: &Path,
+    spec: &sweep::outputs::Spec,
+    records: &[sweep::Record],
+) -> anyhow::Result<ExitCode> {
+    let written = sweep::outputs::write(dir, spec, records)?;
     print!("{}", written.text);
     let names: Vec<String> = written
         .files
@@ -432,6 +545,201 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scoreboard's plan as its manifest records it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct ScoreSpec {
+    controllers: Vec<String>,
+    seeds: Vec<u64>,
+}
+
+/// Every class's scenario text: what a score manifest's hash covers.
+fn score_text() -> Vec<u8> {
+    crate::score::classes::CLASSES
+        .iter()
+        .flat_map(|c| c.scenario_toml("ID", 0, false).into_bytes())
+        .collect()
+}
+
+fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    let mut controllers = Vec::new();
+    for list in &args.controller {
+        controllers.extend(sweep::split_controllers(list)?);
+    }
+    if controllers.is_empty() {
+        controllers = crate::score::DEFAULT_CONTROLLERS
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+    }
+    for c in &controllers {
+        check_controller(c)?;
+        if crate::netns::tcp::kernel_cc(c).is_some() {
+            bail!("{c} is the kernel's TCP: the scoreboard runs on the simulator");
+        }
+    }
+    let seeds = sweep::seeds(args.seed, args.runs)?;
+    let plan = crate::score::plan(&controllers, &seeds);
+    let total = plan.len();
+    let part = args.shard.unwrap_or(Shard::ALL);
+    let mut jobs = Vec::new();
+    for (i, job) in plan.iter().enumerate().filter(|(i, _)| part.contains(*i)) {
+        jobs.push(((i, job.clone()), job.scenario()?));
+    }
+    let runs_dir = args.out.join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+    let bar = progress_bar(jobs.len(), &format!("runs (shard {part})"));
+    let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
+    let keep = |(i, job): &(usize, crate::score::Job), out: &RunOutput| {
+        let dir = runs_dir.join(job.dir_name(*i, total));
+        let r = std::fs::create_dir_all(&dir)
+            .with_context(|| format!("creating {}", dir.display()))
+            .and_then(|_| output::write_json(&dir.join("summary.json"), &out.summary));
+        bar.inc(1);
+        r?;
+        Ok(out.summary.clone())
+    };
+    let outcomes = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    bar.finish_and_clear();
+    let manifest = Manifest {
+        command: "score".into(),
+        version: shard::version(),
+        scenario_hash: shard::hash(&score_text()),
+        spec: serde_json::to_value(ScoreSpec {
+            controllers: controllers.clone(),
+            seeds: seeds.clone(),
+        })?,
+        shard: part.to_string(),
+        total,
+        runs: jobs
+            .iter()
+            .zip(&outcomes)
+            .map(|(((i, job), _), o)| {
+                Ok(ManifestRun {
+                    index: *i,
+                    dir: job.dir_name(*i, total),
+                    job: serde_json::to_value(job)?,
+                    error: o.as_ref().err().cloned(),
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
+    };
+    output::write_json(&args.out.join(shard::MANIFEST), &manifest)?;
+    let failed = outcomes.iter().filter(|o| o.is_err()).count();
+    if args.shard.is_some() {
+        println!(
+            "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
+             shards' folders for the scoreboard",
+            jobs.len(),
+            args.out.display()
+        );
+        return Ok(if failed > 0 {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    finish_score(&args.out, &controllers, &seeds, &plan, &outcomes)
+}
+
+fn finish_score(
+    dir: &Path,
+    controllers: &[String],
+    seeds: &[u64],
+    plan: &[crate::score::Job],
+    outcomes: &[crate::score::Outcome],
+) -> anyhow::Result<ExitCode> {
+    let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
+    let files = crate::score::write(dir, &board)?;
+    print!("{}", board.table().render());
+    print!("{}", board.footer());
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!(
+        "outputs in {}: {}, and each run's summary in runs/",
+        dir.display(),
+        names.join(", ")
+    );
+    if !board.failures.is_empty() {
+        bail!(
+            "{} of {} runs failed (listed above; their seeds are left out of the means)",
+            board.failures.len(),
+            plan.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let merged = shard::gather(&args.shards)?;
+    let runs_out = args.out.join("runs");
+    std::fs::create_dir_all(&runs_out)
+        .with_context(|| format!("creating {}", runs_out.display()))?;
+    let mut outcomes: Vec<Result<crate::report::Summary, String>> = Vec::new();
+    for (run, source) in merged.manifest.runs.iter().zip(&merged.sources) {
+        let from = source.join("runs").join(&run.dir);
+        let to = runs_out.join(&run.dir);
+        if from.is_dir() && std::fs::canonicalize(&from).ok() != std::fs::canonicalize(&to).ok() {
+            shard::copy_dir(&from, &to)?;
+        }
+        outcomes.push(match &run.error {
+            Some(e) => Err(e.clone()),
+            None => {
+                let path = to.join("summary.json");
+                let text = std::fs::read_to_string(&path).with_context(|| {
+                    format!(
+                        "reading {} (the manifest says the run succeeded)",
+                        path.display()
+                    )
+                })?;
+                Ok(serde_json::from_str(&text)
+                    .with_context(|| format!("parsing {}", path.display()))?)
+            }
+        });
+    }
+    output::write_json(&args.out.join(shard::MANIFEST), &merged.manifest)?;
+    match merged.manifest.command.as_str() {
+        "sweep" => {
+            let spec: sweep::outputs::Spec =
+                serde_json::from_value(merged.manifest.spec.clone())
+                    .context("reading the sweep's plan from the manifest")?;
+            let mut records = Vec::new();
+            for (run, outcome) in merged.manifest.runs.iter().zip(outcomes) {
+                let point: sweep::Point = serde_json::from_value(run.job["point"].clone())
+                    .context("reading a sweep point from the manifest")?;
+                records.push(sweep::Record {
+                    point,
+                    controller: run.job["controller"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    result: outcome.map(|s| sweep::Aggregate::of(&s)),
+                });
+            }
+            finish_sweep(&args.out, &spec, &records)
+        }
+        "score" => {
+            let spec: ScoreSpec = serde_json::from_value(merged.manifest.spec.clone())
+                .context("reading the scoreboard's plan from the manifest")?;
+            let plan = crate::score::plan(&spec.controllers, &spec.seeds);
+            let jobs: Vec<crate::score::Job> = merged
+                .manifest
+                .runs
+                .iter()
+                .map(|r| serde_json::from_value(r.job.clone()))
+                .collect::<Result<_, _>>()
+                .context("reading a scoreboard run from the manifest")?;
+            if jobs != plan {
+                bail!("the manifests' runs are not this version's scoreboard plan");
+            }
+            finish_score(&args.out, &spec.controllers, &spec.seeds, &plan, &outcomes)
+        }
+        other => bail!("manifest of an unknown command `{other}` (expected sweep or score)"),
+    }
 }
 
 fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {

@@ -66,7 +66,7 @@ pub fn split_controllers(list: &str) -> anyhow::Result<Vec<String>> {
 }
 
 /// One run of a sweep.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     /// Position in the sweep, from 0.
     pub index: usize,
