@@ -148,3 +148,102 @@ fn modified_tahoe_finishes_the_handover_download_sooner_than_tahoe() {
         "modified {modified:.2} s vs tahoe {tahoe:.2} s"
     );
 }
+
+/// One of the controller benchmark's paths (scenarios/bench/), shortened.
+fn bench(file: &str, overrides: &[&str]) -> Scenario {
+    scenario(&format!("bench/{file}"), overrides)
+}
+
+fn goodput_of(summary: &Summary, flow: usize) -> f64 {
+    summary.flows[flow].goodput_bps
+}
+
+#[test]
+fn discern_uses_a_randomly_lossy_link_as_fully_as_bbr_and_calls_its_losses_random() {
+    // 10 Mbit/s, 40 ms, 1 % random loss: NewReno keeps under a third of the link.
+    let path = |seed: u64| {
+        bench(
+            "random-10M-40ms.toml",
+            &["duration=15s", &format!("seed={seed}")],
+        )
+    };
+    for seed in 1..=2 {
+        let discern = run(path(seed), "discern");
+        let bbr = run(path(seed), "quinn-bbr");
+        let newreno = run(path(seed), "newreno");
+        let (own, bbr, newreno) = (
+            goodput_of(&discern, 0),
+            goodput_of(&bbr, 0),
+            goodput_of(&newreno, 0),
+        );
+        assert!(
+            own >= 0.9 * bbr,
+            "seed {seed}: discern {own:.0} bit/s vs quinn-bbr {bbr:.0}"
+        );
+        assert!(
+            own >= 2.0 * newreno,
+            "seed {seed}: discern {own:.0} bit/s vs newreno {newreno:.0}"
+        );
+        let accuracy = discern.verdict_accuracy.unwrap();
+        let random = accuracy.random_as_random + accuracy.random_as_congestion;
+        assert!(
+            random > 50,
+            "seed {seed}: only {random} random losses scored"
+        );
+        assert!(
+            accuracy.random_as_random as f64 >= 0.8 * random as f64,
+            "seed {seed}: {accuracy:?}"
+        );
+    }
+}
+
+#[test]
+fn discern_shares_a_congested_bottleneck_with_newreno_as_newreno_does() {
+    // Two flows, 10 Mbit/s, 40 ms, a drop-tail queue of one BDP, no random loss.
+    let pair = |first: &str| {
+        bench(
+            "congestion-pair.toml",
+            &["duration=30s", &format!("flow.0.controller={first}")],
+        )
+    };
+    let summary = run_as_set(pair("discern"));
+    let share = goodput_of(&summary, 0) / total_goodput(&summary);
+    assert!((0.35..=0.65).contains(&share), "discern's share {share:.3}");
+    let accuracy = summary.verdict_accuracy.unwrap();
+    let queue = accuracy.congestion_as_congestion + accuracy.congestion_as_random;
+    assert!(queue > 10, "the bottleneck must overflow: {accuracy:?}");
+    assert!(
+        accuracy.congestion_as_congestion as f64 >= 0.9 * queue as f64,
+        "{accuracy:?}"
+    );
+    // The NewReno flow keeps about what it gets against another NewReno flow.
+    let reference = run_as_set(pair("newreno"));
+    let kept = goodput_of(&summary, 1) / goodput_of(&reference, 1);
+    assert!(kept >= 0.8, "newreno keeps {kept:.3} of its goodput");
+}
+
+#[test]
+fn discern_beats_newreno_on_a_lossy_shared_link_without_starving_it() {
+    let summary = run_as_set(bench("mixed-pair.toml", &["duration=30s"]));
+    let (own, newreno) = (goodput_of(&summary, 0), goodput_of(&summary, 1));
+    assert!(
+        own >= 1.5 * newreno,
+        "discern {own:.0} bit/s vs newreno {newreno:.0}"
+    );
+    assert!(
+        newreno >= 0.15 * total_goodput(&summary),
+        "newreno starved: {newreno:.0} bit/s"
+    );
+}
+
+/// Runs a scenario with the controllers its flows name (no override).
+fn run_as_set(scenario: Scenario) -> Summary {
+    let summary = sim::run(&scenario)
+        .unwrap_or_else(|e| panic!("{}: {e}", scenario.name))
+        .summary;
+    assert!(
+        summary.flows.iter().all(|f| f.verified),
+        "bytes did not verify"
+    );
+    summary
+}

@@ -63,6 +63,13 @@ impl<A: Algorithm> Adapter<A> {
     pub fn flow_id(&self) -> u64 {
         self.tracer.flow
     }
+
+    /// The registry id of the controller, e.g. `"tahoe"`. Several controllers share one type
+    /// (Tahoe, Reno, NewReno and SACK-Few are all `Adapter<LossBasedAlgorithm>`); after
+    /// `into_any()` and a downcast this tells them apart.
+    pub fn id(&self) -> &str {
+        &self.tracer.controller
+    }
 }
 
 impl<A: Algorithm> Traced for Adapter<A> {
@@ -90,7 +97,9 @@ impl<A: Algorithm> Controller for Adapter<A> {
         rtt: &RttEstimator,
     ) {
         trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.algorithm.on_ack(&ack);
         });
     }
@@ -100,9 +109,12 @@ impl<A: Algorithm> Controller for Adapter<A> {
         now: Instant,
         in_flight: u64,
         app_limited: bool,
-        _largest_packet_num_acked: Option<u64>,
+        largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
             trace::log_window_change(self, |this| this.algorithm.on_ack_batch(&batch));
         }
     }
@@ -114,7 +126,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let mut event = congestion_event(
+        let event = congestion_event(
             now,
             sent,
             is_persistent_congestion,
@@ -122,7 +134,6 @@ impl<A: Algorithm> Controller for Adapter<A> {
             self.algorithm.window().mss(),
             self.rtt.sample(),
         );
-        event.window_packets = self.algorithm.window().cwnd() / self.algorithm.window().mss();
         trace::log_decision(self, &event, |this, _| this.algorithm.on_congestion(&event));
     }
 
@@ -139,9 +150,11 @@ impl<A: Algorithm> Controller for Adapter<A> {
         self.algorithm.window().cwnd().saturating_add(1)
     }
 
+    /// The same window quinn enforces (`cwnd + 1`, see [`Controller::window`]), so that quinn's
+    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself.
     fn metrics(&self) -> ControllerMetrics {
         let mut metrics = ControllerMetrics::default();
-        metrics.congestion_window = self.algorithm.window().cwnd();
+        metrics.congestion_window = self.window();
         metrics.ssthresh = Some(self.algorithm.window().ssthresh());
         metrics
     }

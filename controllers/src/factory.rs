@@ -8,10 +8,19 @@ macro_rules! controller_factory {
             /// The id of this controller in [`crate::registry`] and in `tracing` events.
             pub const ID: &'static str = $id;
 
-            /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn).
-            pub fn initial_window(&mut self, bytes: u64) -> &mut Self {
-                self.initial_window = bytes;
-                self
+            /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn), at
+            /// least two packets of QUIC's smallest size.
+            pub fn initial_window(
+                &mut self,
+                bytes: u64,
+            ) -> Result<&mut Self, $crate::param::ParamError> {
+                self.initial_window = $crate::param::at_least(
+                    "initial_window",
+                    bytes,
+                    2 * 1200,
+                    "a number of bytes of at least 2400 (two 1200-byte packets)",
+                )?;
+                Ok(self)
             }
         }
 

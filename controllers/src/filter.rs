@@ -22,6 +22,16 @@ pub struct LossFilterConfig<C> {
     inner: Arc<dyn ControllerFactory + Send + Sync>,
 }
 
+/// quinn's factories have no `Debug`; the id names the inner one.
+impl<C: Classifier> std::fmt::Debug for LossFilterConfig<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LossFilterConfig")
+            .field("id", &self.id)
+            .field("classifier", &self.classifier)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<C: Classifier> LossFilterConfig<C> {
     /// `id` names the combination in `tracing` events (e.g. `"composite+quinn-cubic"`);
     /// `classifier` is the fresh state every new connection starts from.
@@ -66,6 +76,16 @@ impl<C: Classifier> LossFilter<C> {
     pub fn inner(&self) -> &dyn Controller {
         self.inner.as_ref()
     }
+
+    /// The id of the combination, e.g. `"composite+quinn-cubic"`.
+    pub fn id(&self) -> &str {
+        &self.tracer.controller
+    }
+
+    /// The id this filter's `tracing` events carry in their `flow` field.
+    pub fn flow_id(&self) -> u64 {
+        self.tracer.flow
+    }
 }
 
 impl<C: Classifier> Traced for LossFilter<C> {
@@ -104,7 +124,9 @@ impl<C: Classifier> Controller for LossFilter<C> {
         rtt: &RttEstimator,
     ) {
         trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.discriminator.on_ack(&ack);
             this.inner.on_ack(now, sent, bytes, app_limited, rtt);
         });
@@ -117,7 +139,10 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
             self.discriminator.on_ack_batch(&batch);
         }
         trace::log_window_change(self, |this| {

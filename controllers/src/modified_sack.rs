@@ -3,6 +3,7 @@ use std::time::Duration;
 use crate::algorithm::{ModifiedSackAlgorithm, WindowAlgorithm};
 use crate::classify::{RttTolerance, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
+use crate::param::{non_negative, ParamError};
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -17,7 +18,8 @@ use crate::Adapter;
 ///
 /// Mapping to QUIC: duplicate ACKs are quinn's loss detection; SACK information is the ACK
 /// ranges, from which "several losses in one window" is counted (DESIGN 2.2); the RTT is the
-/// per-ACK sample against quinn's smoothed RTT. Cannot be carried over: the paper checks the RTT
+/// per-ACK sample against the TCP sender's average of one sample per round trip
+/// ([`crate::classify::TcpSrtt`]), not quinn's smoothed RTT. Cannot be carried over: the paper checks the RTT
 /// at the first duplicate ACK, before three have arrived; quinn tells a controller of a loss only
 /// once it is declared, so the check happens at the declaration.
 pub type ModifiedSack = Adapter<ModifiedSackAlgorithm>;
@@ -33,9 +35,9 @@ pub struct ModifiedSackConfig {
 impl ModifiedSackConfig {
     /// Largest relative RTT deviation still read as random loss (paper sweeps 0, 0.02, 0.05,
     /// 0.10, 0.20; default 0.05).
-    pub fn tolerance(&mut self, tolerance: f64) -> &mut Self {
-        self.tolerance = tolerance;
-        self
+    pub fn tolerance(&mut self, tolerance: f64) -> Result<&mut Self, ParamError> {
+        self.tolerance = non_negative("tolerance", tolerance)?;
+        Ok(self)
     }
 
     /// RTT differences below this are noise (default 1 ms).

@@ -58,6 +58,34 @@ pub fn non_negative(name: &'static str, value: f64) -> Result<f64, ParamError> {
     )
 }
 
+/// `value` if it is a finite number above 0 and at most 1.
+pub fn factor(name: &'static str, value: f64) -> Result<f64, ParamError> {
+    check(
+        name,
+        value,
+        value.is_finite() && value > 0.0 && value <= 1.0,
+        "a number above 0 and at most 1, such as 0.75",
+    )
+}
+
+/// `value` if it is at least `least`; `expected` says so to a user.
+pub fn at_least(
+    name: &'static str,
+    value: u64,
+    least: u64,
+    expected: &'static str,
+) -> Result<u64, ParamError> {
+    if value >= least {
+        Ok(value)
+    } else {
+        Err(ParamError {
+            name,
+            value: value.to_string(),
+            expected,
+        })
+    }
+}
+
 /// `value` if it is longer than zero.
 pub fn positive_duration(name: &'static str, value: Duration) -> Result<Duration, ParamError> {
     if value.is_zero() {

@@ -183,8 +183,8 @@ const CATALOG: &[ControllerInfo] = &[
         classifier: false,
         build: |call| {
             let mut config = SackFewConfig::default();
-            if let Some(alpha) = call.fraction("alpha", true)? {
-                config.alpha(alpha);
+            if let Some(alpha) = call.number("alpha")? {
+                config.alpha(alpha).map_err(|e| call.rejected(e))?;
             }
             Ok((Arc::new(config), None))
         },
@@ -314,25 +314,31 @@ fn parse_single(text: &str) -> Result<Built, ParseError> {
 
 fn modified_tahoe(call: &Call) -> Result<Built, ParseError> {
     let mut config = ModifiedTahoeConfig::default();
-    if let Some(packets) = call.integer("restart_window")? {
-        config.restart_window(packets);
+    if let Some(packets) = call.whole("restart_window")? {
+        config
+            .restart_window(packets)
+            .map_err(|e| call.rejected(e))?;
     }
-    if let Some(factor) = call.fraction("ssthresh_factor", false)? {
-        config.ssthresh_factor(factor);
+    if let Some(factor) = call.number("ssthresh_factor")? {
+        config
+            .ssthresh_factor(factor)
+            .map_err(|e| call.rejected(e))?;
     }
-    let threshold = match call.integer("packet_threshold")? {
+    let threshold = match call.whole("packet_threshold")? {
         Some(packets) => u32::try_from(packets).map_err(|_| {
             call.bad_value("packet_threshold", "a whole number of packets below 2^32")
         })?,
         None => ModifiedTahoeConfig::DEFAULT_PACKET_THRESHOLD,
     };
-    config.packet_threshold(threshold);
+    config
+        .packet_threshold(threshold)
+        .map_err(|e| call.rejected(e))?;
     Ok((Arc::new(config), Some(threshold)))
 }
 
 fn veno(call: &Call) -> Result<VenoConfig, ParseError> {
     let mut config = VenoConfig::default();
-    if let Some(beta) = call.non_negative("beta")? {
+    if let Some(beta) = call.number("beta")? {
         config.beta(beta).map_err(|e| call.rejected(e))?;
     }
     Ok(config)
@@ -340,10 +346,7 @@ fn veno(call: &Call) -> Result<VenoConfig, ParseError> {
 
 fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     let mut config = DiscernConfig::default();
-    if let Some(raw) = call.raw("beta") {
-        let beta = raw
-            .parse::<f64>()
-            .map_err(|_| call.bad_value("beta", "a number above 0 and below 1, such as 0.5"))?;
+    if let Some(beta) = call.number("beta")? {
         config.beta(beta).map_err(|e| call.rejected(e))?;
     }
     if let Some(growth) = call.value("growth", "reno or cubic", |raw| match raw {
@@ -353,7 +356,7 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     })? {
         config.growth(growth);
     }
-    if let Some(tolerance) = call.fraction("tolerance", true)? {
+    if let Some(tolerance) = call.number("tolerance")? {
         config.tolerance(tolerance).map_err(|e| call.rejected(e))?;
     }
     if let Some(memory) = call.duration("memory")? {
@@ -367,8 +370,8 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
 
 fn modified_sack(call: &Call) -> Result<ModifiedSackConfig, ParseError> {
     let mut config = ModifiedSackConfig::default();
-    if let Some(tolerance) = call.non_negative("tolerance")? {
-        config.tolerance(tolerance);
+    if let Some(tolerance) = call.number("tolerance")? {
+        config.tolerance(tolerance).map_err(|e| call.rejected(e))?;
     }
     if let Some(granularity) = call.duration("granularity")? {
         config.granularity(granularity);
@@ -378,8 +381,8 @@ fn modified_sack(call: &Call) -> Result<ModifiedSackConfig, ParseError> {
 
 fn wnewreno(call: &Call) -> Result<WNewRenoConfig, ParseError> {
     let mut config = WNewRenoConfig::default();
-    if let Some(margin) = call.non_negative("margin")? {
-        config.margin(margin);
+    if let Some(margin) = call.number("margin")? {
+        config.margin(margin).map_err(|e| call.rejected(e))?;
     }
     if let Some(granularity) = call.duration("granularity")? {
         config.granularity(granularity);
@@ -490,32 +493,15 @@ impl Call {
             .transpose()
     }
 
-    fn non_negative(&self, name: &str) -> Result<Option<f64>, ParseError> {
-        self.value(name, "a number of at least 0, such as 0.05", |raw| {
-            raw.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-        })
+    /// A number; its range is the builder's to check.
+    fn number(&self, name: &str) -> Result<Option<f64>, ParseError> {
+        self.value(name, "a number such as 0.05", |raw| raw.parse::<f64>().ok())
     }
 
-    /// A number in [0, 1], or in (0, 1] when zero is not allowed.
-    fn fraction(&self, name: &str, zero_allowed: bool) -> Result<Option<f64>, ParseError> {
-        let expected = if zero_allowed {
-            "a number from 0 to 1, such as 0.01"
-        } else {
-            "a number above 0 and at most 1, such as 0.75"
-        };
-        self.value(name, expected, |raw| {
-            let lowest = if zero_allowed { 0.0 } else { f64::MIN_POSITIVE };
-            raw.parse::<f64>()
-                .ok()
-                .filter(|v| (lowest..=1.0).contains(v))
-        })
-    }
-
-    fn integer(&self, name: &str) -> Result<Option<u64>, ParseError> {
-        self.value(name, "a whole number of at least 1, such as 3", |raw| {
-            raw.parse::<u64>().ok().filter(|v| *v >= 1)
+    /// A whole number; its range is the builder's to check.
+    fn whole(&self, name: &str) -> Result<Option<u64>, ParseError> {
+        self.value(name, "a whole number such as 3", |raw| {
+            raw.parse::<u64>().ok()
         })
     }
 

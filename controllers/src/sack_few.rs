@@ -1,6 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{fraction, ParamError};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -38,9 +39,9 @@ impl SackFewConfig {
     pub const DEFAULT_ALPHA: f64 = 0.01;
 
     /// Fraction of an MSS the window grows by per window acknowledged (paper: 0 <= alpha <= 1).
-    pub fn alpha(&mut self, alpha: f64) -> &mut Self {
-        self.alpha = alpha;
-        self
+    pub fn alpha(&mut self, alpha: f64) -> Result<&mut Self, ParamError> {
+        self.alpha = fraction("alpha", alpha)?;
+        Ok(self)
     }
 
     /// The pure state machine, for a path whose MSS is `mss` bytes.

@@ -5,6 +5,7 @@ use quinn_proto::TransportConfig;
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{self, at_least, ParamError};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -85,21 +86,32 @@ impl ModifiedTahoeConfig {
     pub const DEFAULT_PACKET_THRESHOLD: u32 = 2;
 
     /// Window after a loss, in MSS (paper: 3).
-    pub fn restart_window(&mut self, packets: u64) -> &mut Self {
-        self.restart_window = packets.max(1);
-        self
+    pub fn restart_window(&mut self, packets: u64) -> Result<&mut Self, ParamError> {
+        self.restart_window = at_least(
+            "restart_window",
+            packets,
+            1,
+            "a whole number of at least 1, such as 3",
+        )?;
+        Ok(self)
     }
 
     /// ssthresh as a fraction of the window at the loss (paper: 0.75).
-    pub fn ssthresh_factor(&mut self, factor: f64) -> &mut Self {
-        self.ssthresh_factor = factor;
-        self
+    pub fn ssthresh_factor(&mut self, factor: f64) -> Result<&mut Self, ParamError> {
+        self.ssthresh_factor = param::factor("ssthresh_factor", factor)?;
+        Ok(self)
     }
 
     /// Duplicate-ACK threshold applied by [`Self::configure`] (paper: 2).
-    pub fn packet_threshold(&mut self, packets: u32) -> &mut Self {
+    pub fn packet_threshold(&mut self, packets: u32) -> Result<&mut Self, ParamError> {
+        at_least(
+            "packet_threshold",
+            u64::from(packets),
+            1,
+            "a whole number of packets from 1 to 2^32 - 1, such as 2",
+        )?;
         self.packet_threshold = packets;
-        self
+        Ok(self)
     }
 
     /// Installs this controller and its packet threshold in `transport`: the one call a quinn

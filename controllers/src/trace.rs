@@ -4,19 +4,25 @@
 //! |---|---|---|
 //! | `flow` | all | process-unique id of the controller instance (one per connection path) |
 //! | `controller` | all | the controller's id, e.g. `composite`, `composite+quinn-cubic` |
-//! | `event` | all | `window` (the window or state changed) or `loss` (a loss decision) |
-//! | `cwnd`, `ssthresh` | all | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
-//! | `state` | all | `slow-start`, `avoidance` or `recovery` |
+//! | `event` | all | `window` (the window or state changed), `loss` (a loss decision) or `rtt` (an ACK frame's delay recovered) |
+//! | `cwnd`, `ssthresh` | window, loss | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
+//! | `state` | window, loss | `slow-start`, `avoidance` or `recovery` |
 //! | `verdict` | loss | `random` or `congestion` |
 //! | `reduced` | loss | whether the window was reduced |
 //! | `lost_packets`, `lost_bytes` | loss | this event's losses |
 //! | `losses_in_window` | loss | packets lost so far in this event's window |
 //! | `sent_age_us` | loss | `now - sent` of the largest lost packet |
-//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence |
+//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence; `srtt_us` is the average the classifier compared against (the TCP-style one for `composite` and `modified-sack`, quinn's otherwise) |
 //! | `threshold_us` | loss | the classifier's threshold, when it has one |
 //! | `reason` | loss | the rule that decided |
+//! | `frame_age_us` | rtt | `now` minus when the ACK frame whose delay was recovered was processed |
+//! | `sent_age_us` | rtt | `now` minus when that frame's newest packet was sent |
+//! | `rtt_us` | rtt | that frame's raw sample (ACK delay included) |
+//! | `ack_delay_us` | rtt | the ACK delay recovered for it |
+//! | `owd_hint_us` | rtt | its forward one-way-delay hint, ACK delay removed |
 //!
-//! Window events are `DEBUG`, loss decisions `INFO`.
+//! Window events are `DEBUG`, loss decisions `INFO`, recovered ACK delays `TRACE` (one per ACK
+//! frame, built only when a subscriber wants them).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -25,6 +31,7 @@ use std::time::Duration;
 use tracing::Level;
 
 use crate::event::{CongestionEvent, Decision, State};
+use crate::rtt::Resolved;
 
 pub const TARGET: &str = "discern::cwnd";
 
@@ -42,11 +49,18 @@ pub(crate) struct Snapshot {
     pub state: State,
 }
 
-/// Names a controller instance in its events.
-#[derive(Debug, Clone)]
+/// Names a controller instance in its events. A clone is another instance (quinn clones a
+/// controller for a new path), so it gets a flow id of its own.
+#[derive(Debug)]
 pub(crate) struct Tracer {
     pub flow: u64,
     pub controller: Arc<str>,
+}
+
+impl Clone for Tracer {
+    fn clone(&self) -> Self {
+        Self::new(Arc::clone(&self.controller))
+    }
 }
 
 impl Tracer {
@@ -97,6 +111,26 @@ impl Tracer {
             reason = evidence.reason,
         );
     }
+}
+
+/// Emits an `rtt` event for a frame whose ACK delay was recovered at `now`, if a subscriber wants
+/// `TRACE` events of this target; otherwise costs one interest check.
+pub(crate) fn rtt_resolved(tracer: &Tracer, now: std::time::Instant, frame: &Resolved) {
+    if !tracing::enabled!(target: TARGET, Level::TRACE) {
+        return;
+    }
+    tracing::event!(
+        target: TARGET,
+        Level::TRACE,
+        flow = tracer.flow,
+        controller = &*tracer.controller,
+        event = "rtt",
+        frame_age_us = micros(now.saturating_duration_since(frame.at)),
+        sent_age_us = micros(now.saturating_duration_since(frame.sent)),
+        rtt_us = micros(frame.rtt.latest),
+        ack_delay_us = micros(frame.rtt.ack_delay),
+        owd_hint_us = micros(frame.rtt.owd_hint()),
+    );
 }
 
 /// A controller whose window the logs follow.

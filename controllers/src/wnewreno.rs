@@ -3,6 +3,7 @@ use std::time::Duration;
 use crate::algorithm::{WNewRenoAlgorithm, WindowAlgorithm};
 use crate::classify::{OwdThreshold, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
+use crate::param::{non_negative, ParamError};
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -31,9 +32,9 @@ pub struct WNewRenoConfig {
 impl WNewRenoConfig {
     /// Wireless margin as a fraction of the minimum one-way delay (paper: 0.05..0.15, default
     /// 0.15).
-    pub fn margin(&mut self, margin: f64) -> &mut Self {
-        self.margin = margin;
-        self
+    pub fn margin(&mut self, margin: f64) -> Result<&mut Self, ParamError> {
+        self.margin = non_negative("margin", margin)?;
+        Ok(self)
     }
 
     /// One-way-delay differences below this are noise (default 1 ms).

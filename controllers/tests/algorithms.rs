@@ -8,7 +8,7 @@ use common::{Path, MSS, RTT};
 use discern::event::{State, Verdict};
 use discern::{
     Algorithm, CompositeConfig, ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, RenoConfig,
-    SackFewConfig, TahoeConfig, WNewRenoConfig, DEFAULT_INITIAL_WINDOW,
+    SackFewConfig, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig, DEFAULT_INITIAL_WINDOW,
 };
 
 /// A path past slow start (one early loss set ssthresh) with a window of tens of packets.
@@ -121,7 +121,7 @@ fn modified_sack_within_tolerance_keeps_the_window_whatever_the_count() {
 fn modified_sack_tolerance_is_the_boundary() {
     for tolerance in [0.0, 0.02, 0.05, 0.10, 0.20] {
         let mut config = ModifiedSackConfig::default();
-        config.tolerance(tolerance);
+        config.tolerance(tolerance).unwrap();
         let mut path = settled(config.algorithm(MSS));
         // Just above the tolerance (and above the 1 ms granularity): a burst is congestion.
         let above = RTT.mul_f64(1.0 + tolerance) + Duration::from_millis(2);
@@ -181,7 +181,7 @@ fn wnewreno_cuts_when_the_one_way_delay_exceeds_its_threshold() {
 #[test]
 fn wnewreno_margin_moves_the_threshold() {
     let mut config = WNewRenoConfig::default();
-    config.margin(0.05);
+    config.margin(0.05).unwrap();
     let mut path = settled(config.algorithm(MSS));
     // 5 ms of queueing exceeds a 2.5 ms margin.
     assert_eq!(
@@ -286,7 +286,7 @@ fn reno_halves_twice_for_two_losses_in_one_window_where_newreno_halves_once() {
 fn sack_few_grows_about_alpha_mss_per_rtt_without_an_exponential_phase() {
     for alpha in [0.01, 0.1, 1.0] {
         let mut config = SackFewConfig::default();
-        config.alpha(alpha);
+        config.alpha(alpha).unwrap();
         let mut path = Path::new(config.algorithm(MSS));
         assert_eq!(path.window().state(), State::SlowStart);
         let start = path.cwnd_packets();
@@ -309,7 +309,7 @@ fn sack_few_grows_past_ssthresh_after_a_reduction() {
     // loss would ratchet it down to the floor for good.
     for alpha in [0.01, 0.1, 1.0] {
         let mut config = SackFewConfig::default();
-        config.alpha(alpha);
+        config.alpha(alpha).unwrap();
         let mut path = settled(config.algorithm(MSS));
         path.lose(1);
         path.round(); // ends recovery
@@ -420,4 +420,63 @@ fn modified_sack_sees_a_queue_building_up_against_its_per_rtt_average() {
     );
     assert_eq!(path.lose_with_rtt(1, latest).verdict, Verdict::Congestion);
     assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn veno_takes_a_fifth_off_for_a_loss_with_little_backlog_and_halves_with_a_backlog() {
+    let mut path = settled(VenoConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Random);
+    assert!(decision.reduced, "Veno cuts for random losses too, by less");
+    assert_eq!(path.cwnd(), before * 4 / 5);
+
+    // A queue of a third of the RTT: the flow's own backlog is a quarter of its window, far above
+    // Veno's 3 packets.
+    path.rounds(3);
+    path.rtt.latest = RTT + RTT / 3;
+    path.rounds(2);
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn veno_slows_its_increase_once_its_backlog_passes_beta() {
+    let grown = |queueing: Duration| {
+        let mut path = settled(VenoConfig::default().algorithm(MSS));
+        path.rtt.latest = RTT + queueing;
+        let before = path.cwnd_packets();
+        path.rounds(8);
+        path.cwnd_packets() - before
+    };
+    let free = grown(Duration::ZERO);
+    let backlogged = grown(RTT / 2);
+    assert!((free - 8.0).abs() < 1.0, "Reno's one MSS per round: {free}");
+    assert!(
+        (backlogged - 4.0).abs() < 1.0,
+        "one MSS every other round: {backlogged}"
+    );
+}
+
+#[test]
+fn westwood_keeps_the_window_that_fills_the_pipe_and_drops_the_queue() {
+    // No queue: the bandwidth estimate times the minimum RTT is the window itself.
+    let mut path = settled(WestwoodConfig::default().algorithm(MSS));
+    path.rounds(40);
+    let before = path.cwnd();
+    assert!(path.lose(1).reduced);
+    // Two 7/8 filters lag a Reno window that grows every round by about 14 rounds.
+    let kept = path.cwnd() as f64 / before as f64;
+    assert!(kept > 0.75, "{kept}");
+
+    // A standing queue as long as the base RTT: the pipe holds half the window.
+    let mut path = settled(WestwoodConfig::default().algorithm(MSS));
+    path.rtt.latest = 2 * RTT;
+    path.rounds(40);
+    let before = path.cwnd();
+    path.lose(1);
+    let kept = path.cwnd() as f64 / before as f64;
+    assert!((0.35..0.55).contains(&kept), "{kept}");
 }

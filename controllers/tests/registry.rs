@@ -107,10 +107,69 @@ fn bad_ids_name_the_problem_and_the_fix() {
     assert!(error("modified-tahoe:restart_window=0").contains("at least 1"));
     assert!(error("modified-tahoe:packet_threshold=99999999999").contains("below 2^32"));
 
+    let beta = error("discern:beta=2");
+    assert!(beta.contains("bad beta \"2\""), "{beta}");
+    assert!(beta.contains("above 0 and below 1"), "{beta}");
+    assert!(error("discern:beta=NaN").contains("bad beta"));
+    assert!(error("discern:beta=-0.5").contains("bad beta"));
+    assert!(error("discern:growth=vegas").contains("reno or cubic"));
+    assert!(error("discern:memory=0s").contains("bad memory"));
+    assert!(error("veno:beta=-3").contains("at least 0"));
+
     let front = error("tahoe+quinn-cubic");
     assert!(front.contains("cannot classify losses"), "{front}");
     assert!(front.contains("composite"), "{front}");
     assert!(error("composite+wnewreno+newreno").contains("only one classifier"));
     assert_eq!(registry::parse("  ").unwrap_err(), ParseError::Empty);
     assert!(error("composite+nope").contains("unknown controller \"nope\""));
+}
+
+#[test]
+fn builders_reject_what_the_registry_rejects() {
+    use discern::{
+        ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, SackFewConfig, VenoConfig,
+        WNewRenoConfig,
+    };
+    for bad in [f64::NAN, -1.0, f64::INFINITY] {
+        assert!(ModifiedSackConfig::default().tolerance(bad).is_err());
+        assert!(WNewRenoConfig::default().margin(bad).is_err());
+        assert!(SackFewConfig::default().alpha(bad).is_err());
+        assert!(VenoConfig::default().beta(bad).is_err());
+        assert!(ModifiedTahoeConfig::default().ssthresh_factor(bad).is_err());
+    }
+    assert!(SackFewConfig::default().alpha(1.5).is_err());
+    assert!(ModifiedTahoeConfig::default().ssthresh_factor(0.0).is_err());
+    assert!(ModifiedTahoeConfig::default().restart_window(0).is_err());
+    assert!(ModifiedTahoeConfig::default().packet_threshold(0).is_err());
+    let small = NewRenoConfig::default().initial_window(1000).unwrap_err();
+    assert!(small.to_string().contains("initial_window"), "{small}");
+    assert!(NewRenoConfig::default().initial_window(14_720).is_ok());
+    // The registry reports the builder's reason with the id's own text.
+    let error = error("sack-few:alpha=NaN");
+    assert!(error.contains("bad alpha \"NaN\""), "{error}");
+}
+
+#[test]
+fn a_boxed_controller_says_which_algorithm_it_is_and_a_clone_is_a_new_flow() {
+    use std::time::Instant;
+    for id in ["tahoe", "reno", "newreno", "sack-few"] {
+        let boxed = registry::parse(id)
+            .unwrap()
+            .factory()
+            .build(Instant::now(), 1200);
+        let clone = boxed.clone_box();
+        let original = boxed.into_any().downcast::<discern::NewReno>().unwrap();
+        assert_eq!(original.id(), id);
+        let clone = clone.into_any().downcast::<discern::NewReno>().unwrap();
+        assert_eq!(clone.id(), id);
+        assert_ne!(clone.flow_id(), original.flow_id(), "{id}");
+    }
+    let filter = registry::parse("composite+quinn-cubic")
+        .unwrap()
+        .factory()
+        .build(Instant::now(), 1200)
+        .into_any()
+        .downcast::<discern::LossFilter<discern::classify::SackGapAndRtt>>()
+        .unwrap();
+    assert_eq!(filter.id(), "composite+quinn-cubic");
 }

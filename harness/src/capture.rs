@@ -42,6 +42,22 @@ pub struct CwndEvent {
     pub ssthresh: Option<u64>,
     pub verdict: Option<Verdict>,
     pub sent_age_us: Option<u64>,
+    /// An `rtt` event (an ACK frame's delay recovered), kept only by
+    /// [`CaptureLayer::with_delays`].
+    pub delay: Option<FrameDelay>,
+}
+
+/// The fields of an `rtt` event: one ACK frame whose ACK delay the controller recovered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameDelay {
+    /// When the event was emitted minus when the frame was processed.
+    pub frame_age_us: u64,
+    /// When the event was emitted minus when the frame's newest packet was sent.
+    pub sent_age_us: u64,
+    /// The frame's raw RTT sample.
+    pub rtt_us: u64,
+    pub ack_delay_us: u64,
+    pub owd_hint_us: u64,
 }
 
 /// Captured events, drained by the runner.
@@ -82,12 +98,15 @@ impl Visit for TagVisitor {
     }
 }
 
-struct EventVisitor<'a>(&'a mut CwndEvent);
+struct EventVisitor<'a>(&'a mut CwndEvent, FrameDelay, bool);
 
 impl EventVisitor<'_> {
     fn text(&mut self, name: &str, value: &str) {
         match name {
-            "event" => self.0.loss = value == "loss",
+            "event" => {
+                self.0.loss = value == "loss";
+                self.2 = value == "rtt";
+            }
             "verdict" => {
                 self.0.verdict = match value {
                     "random" => Some(Verdict::Random),
@@ -102,7 +121,14 @@ impl EventVisitor<'_> {
         match name {
             "cwnd" => self.0.cwnd = Some(value),
             "ssthresh" => self.0.ssthresh = Some(value),
-            "sent_age_us" => self.0.sent_age_us = Some(value),
+            "sent_age_us" => {
+                self.0.sent_age_us = Some(value);
+                self.1.sent_age_us = value;
+            }
+            "frame_age_us" => self.1.frame_age_us = value,
+            "rtt_us" => self.1.rtt_us = value,
+            "ack_delay_us" => self.1.ack_delay_us = value,
+            "owd_hint_us" => self.1.owd_hint_us = value,
             _ => {}
         }
     }
@@ -134,19 +160,31 @@ impl Visit for EventVisitor<'_> {
 /// The layer: keeps `discern::cwnd` events of sender-side spans.
 pub struct CaptureLayer {
     sink: Sink,
+    /// Whether to keep the `TRACE`-level `rtt` events too (one per ACK frame).
+    delays: bool,
 }
 
 impl CaptureLayer {
+    /// Window and loss events only.
     pub fn new(sink: Sink) -> Self {
-        Self { sink }
+        Self {
+            sink,
+            delays: false,
+        }
     }
-}
 
-fn wanted(meta: &Metadata<'_>) -> bool {
-    if meta.is_span() {
-        meta.name() == SPAN
-    } else {
-        meta.target() == TARGET
+    /// Also every `rtt` event, for a runner that checks recovered ACK delays against its ground
+    /// truth and drains the sink as it goes.
+    pub fn with_delays(sink: Sink) -> Self {
+        Self { sink, delays: true }
+    }
+
+    fn wanted(&self, meta: &Metadata<'_>) -> bool {
+        if meta.is_span() {
+            meta.name() == SPAN
+        } else {
+            meta.target() == TARGET && (self.delays || *meta.level() != tracing::Level::TRACE)
+        }
     }
 }
 
@@ -155,7 +193,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if wanted(meta) {
+        if self.wanted(meta) {
             Interest::always()
         } else {
             Interest::never()
@@ -163,7 +201,7 @@ where
     }
 
     fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        wanted(meta)
+        self.wanted(meta)
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
@@ -201,8 +239,14 @@ where
             ssthresh: None,
             verdict: None,
             sent_age_us: None,
+            delay: None,
         };
-        event.record(&mut EventVisitor(&mut e));
+        let mut visitor = EventVisitor(&mut e, FrameDelay::default(), false);
+        event.record(&mut visitor);
+        if let EventVisitor(_, delay, true) = visitor {
+            e.delay = Some(delay);
+            e.sent_age_us = None;
+        }
         if let Ok(mut sink) = self.sink.lock() {
             sink.push(e);
         }
@@ -213,6 +257,38 @@ where
 mod tests {
     use super::*;
     use tracing_subscriber::layer::SubscriberExt;
+
+    #[test]
+    fn rtt_events_are_kept_only_when_asked_for() {
+        let capture = |layer: fn(Sink) -> CaptureLayer| {
+            let sink = Sink::default();
+            let subscriber = tracing_subscriber::registry().with(layer(sink.clone()));
+            tracing::subscriber::with_default(subscriber, || {
+                let s = tracing::info_span!(SPAN, index = 1u64, role = "sender");
+                s.in_scope(|| {
+                    tracing::trace!(target: "discern::cwnd", flow = 9u64, event = "rtt",
+                        frame_age_us = 5u64, sent_age_us = 45u64, rtt_us = 40u64,
+                        ack_delay_us = 3u64, owd_hint_us = 20u64);
+                });
+            });
+            let got = sink.lock().unwrap().clone();
+            got
+        };
+        assert!(capture(CaptureLayer::new).is_empty());
+        let got = capture(CaptureLayer::with_delays);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].sent_age_us, None);
+        assert_eq!(
+            got[0].delay,
+            Some(FrameDelay {
+                frame_age_us: 5,
+                sent_age_us: 45,
+                rtt_us: 40,
+                ack_delay_us: 3,
+                owd_hint_us: 20,
+            })
+        );
+    }
 
     #[test]
     fn captures_sender_events_only() {
@@ -245,6 +321,7 @@ mod tests {
                 ssthresh: Some(500),
                 verdict: Some(Verdict::Random),
                 sent_age_us: Some(42),
+                delay: None,
             }]
         );
     }

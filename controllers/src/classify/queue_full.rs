@@ -19,14 +19,16 @@ const RECENT_PACKETS: usize = 128;
 /// happened at a full queue: congestion. A loss below it happened with room in the queue:
 /// random. `tolerance` is `max(granularity, fraction * q_full)`.
 ///
-/// Three more rules make it safe where the queue alone says little:
-/// - Until one loss has been called congestion, `q` must also reach half the minimum RTT: a queue
-///   that is still filling has its largest delay *now*, so `q_full` is not yet the overflow level
-///   (a bottleneck queue of one BDP overflows at `q = min RTT`).
+/// More rules make it safe where the queue alone says little:
+/// - Until one loss has been called congestion, `q_full` is only the largest queue so far, and a
+///   queue that is still filling has its largest delay *now*. The overflow is confirmed by `q`
+///   reaching half the minimum RTT (a buffer of one BDP overflows at `q = min RTT`) or by a burst
+///   of more than `max(4, cwnd / 8)` losses in one window (a shallow buffer overflowing shows
+///   little delay, but loses many packets in slow start). A burst alone is not congestion: a
+///   Gilbert-Elliott channel loses packets in bursts while the queue has room.
+/// - Losing more than half the window (and more than 4 packets) is congestion whatever the delay.
 /// - ECN: once the path has marked CE, the bottleneck signals congestion before it drops, so a
 ///   loss with no mark in the last round trip is random whatever the delay.
-/// - Many losses in one window (more than `max(4, cwnd / 8)` packets) is congestion whatever the
-///   delay: a shallow queue that overflows in bursts shows little delay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QueueFull {
     fraction: f64,
@@ -66,6 +68,13 @@ impl QueueFull {
     /// The queueing delay at which the queue has been seen full.
     pub fn full_queue_delay(&self) -> Duration {
         self.current.1.max(self.previous)
+    }
+
+    fn queueing_of(ack: &Ack) -> Duration {
+        ack.now
+            .saturating_duration_since(ack.sent)
+            .saturating_sub(ack.rtt.ack_delay)
+            .saturating_sub(ack.rtt.min)
     }
 
     /// The queueing delay met by the packets sent nearest to `sent`: the largest of the two
@@ -115,11 +124,7 @@ impl Default for QueueFull {
 
 impl Classifier for QueueFull {
     fn on_ack(&mut self, ack: &Ack) {
-        let q = ack
-            .now
-            .saturating_duration_since(ack.sent)
-            .saturating_sub(ack.rtt.ack_delay)
-            .saturating_sub(ack.rtt.min);
+        let q = Self::queueing_of(ack);
         if self.recent.len() == RECENT_PACKETS {
             self.recent.pop_front();
         }
@@ -145,16 +150,19 @@ impl Classifier for QueueFull {
             .unwrap_or_else(|| event.rtt.queueing());
         let full = self.full_queue_delay();
         let tolerance = full.mul_f64(self.fraction).max(self.granularity);
-        let mut threshold = full.saturating_sub(tolerance);
-        if !self.congestion_seen {
-            threshold = threshold.max(event.rtt.min / 2);
-        }
-        let burst = losses_in_window > (event.window_packets / 8).max(4);
-        let (verdict, reason) = if let Some(mark) = self.last_mark {
+        let threshold = full.saturating_sub(tolerance);
+        let at_full = queueing >= threshold;
+        // Before the first overflow the full level is only the largest queue so far; a buffer
+        // of one BDP overflows at `q = min RTT`, so half of it (or a burst of losses, which a
+        // shallow buffer shows instead of delay) confirms it.
+        let confirmed = self.congestion_seen
+            || queueing >= event.rtt.min / 2
+            || losses_in_window > (event.window_packets / 8).max(4);
+        let (verdict, reason) = if losses_in_window > (event.window_packets / 2).max(4) {
+            (Verdict::Congestion, "half the window lost")
+        } else if let Some(mark) = self.last_mark {
             let round_trip = event.rtt.smoothed.max(event.rtt.min);
-            if burst {
-                (Verdict::Congestion, "many losses in one window")
-            } else if event.now.saturating_duration_since(mark) > round_trip {
+            if event.now.saturating_duration_since(mark) > round_trip {
                 (
                     Verdict::Random,
                     "ECN path with no mark in the last round trip",
@@ -162,9 +170,7 @@ impl Classifier for QueueFull {
             } else {
                 (Verdict::Congestion, "loss within a round trip of a CE mark")
             }
-        } else if burst {
-            (Verdict::Congestion, "many losses in one window")
-        } else if queueing >= threshold {
+        } else if at_full && confirmed {
             (
                 Verdict::Congestion,
                 "queueing delay at the full-queue level",

@@ -140,6 +140,7 @@ mod tests {
             ssthresh: Some(ss),
             verdict: loss.then_some(Verdict::Random),
             sent_age_us: None,
+            delay: None,
         };
         let e1 = ev(15, 5000, u64::MAX, false);
         let e2 = ev(25, 3000, 3000, true);
