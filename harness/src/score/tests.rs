@@ -64,6 +64,7 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
         links: vec![],
         drops: None,
         verdict_accuracy: acc,
+        delay_signals: None,
     }
 }
 
