@@ -371,6 +371,14 @@ fn threads(jobs: Option<usize>) -> usize {
         .max(1)
 }
 
+/// What the progress bar counts: runs, and which shard when sharded.
+fn runs_label(shard: Option<Shard>) -> String {
+    match shard {
+        Some(part) => format!("runs of shard {part}"),
+        None => "runs".into(),
+    }
+}
+
 /// A progress bar over `total` items with an ETA on stderr, or a hidden one when stderr is not
 /// a terminal (logs and CI stay clean).
 fn progress_bar(total: usize, what: &str) -> ProgressBar {
@@ -468,7 +476,7 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         .into_iter()
         .filter(|(p, _)| part.contains(p.index))
         .collect();
-    let bar = progress_bar(jobs.len(), &format!("runs (shard {part})"));
+    let bar = progress_bar(jobs.len(), &runs_label(args.shard));
     let run_one = |s: &Scenario| runner(s, kind);
     let on_done = |p: &sweep::Point, out: &RunOutput| {
         let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
@@ -590,7 +598,7 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let runs_dir = args.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
-    let bar = progress_bar(jobs.len(), &format!("runs (shard {part})"));
+    let bar = progress_bar(jobs.len(), &runs_label(args.shard));
     let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
     let keep = |(i, job): &(usize, crate::score::Job), out: &RunOutput| {
         let dir = runs_dir.join(job.dir_name(*i, total));
