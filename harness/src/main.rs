@@ -1,10 +1,9 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-use discern_harness::cli::{execute, Cli};
+use discern_harness::cli::{execute, parse};
 
 fn main() -> ExitCode {
-    match execute(Cli::parse()) {
+    match execute(parse()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -296,3 +296,22 @@ fn sweep_on_the_simulator_writes_one_row_per_combination() {
         4
     );
 }
+
+#[test]
+fn score_help_documents_every_path_class() {
+    let dir = workdir();
+    let o = discern(dir.path(), &["score", "--help"]);
+    assert!(o.status.success());
+    let h = stdout(&o);
+    for c in discern_harness::score::classes::CLASSES {
+        assert!(h.contains(c.id), "score --help lacks {}: {h}", c.id);
+    }
+    for text in ["--runs <N>", "--shard <K/N>", "efficiency", "peer_kept"] {
+        assert!(h.contains(text), "score --help lacks {text:?}: {h}");
+    }
+    let o = discern(
+        dir.path(),
+        &["sweep", "x.toml", "--vary", "seed=1", "--shard", "3/2"],
+    );
+    assert_fails_with(&o, "expected K/N");
+}

@@ -230,3 +230,147 @@ fn sweep_without_controllers_keeps_the_scenarios_own_and_reports_failures() {
     let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     assert_eq!(&rows[0][2], "newreno");
 }
+
+/// Goodput per flow: seed Mbit/s for `newreno`, twice that for anything else; seed 2 of
+/// `composite` fails.
+fn paired(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
+    let id = s.flows[0].controller.clone();
+    if id == "composite" && s.seed == 2 {
+        anyhow::bail!("simulated failure");
+    }
+    let per_flow = s.seed as f64 * 1e6 * if id == "newreno" { 1.0 } else { 2.0 };
+    let mut out = common::synthetic(&[&id, &id], per_flow, 30);
+    out.summary.scenario = s.name.clone();
+    out.summary.seed = s.seed;
+    Ok(out)
+}
+
+#[test]
+fn repeated_sweep_reports_intervals_paired_ratios_and_failed_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("rep");
+    let argv = [
+        "discern",
+        "sweep",
+        &scenario,
+        "--runs",
+        "3",
+        "--controller",
+        "newreno,quinn-bbr,composite",
+        "--baseline",
+        "newreno",
+        "--jobs",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let err = execute_with(Cli::try_parse_from(argv).unwrap(), &paired).unwrap_err();
+    assert!(err.to_string().contains("1 of 9 runs failed"), "{err}");
+
+    let mut r = csv::Reader::from_path(out.join("sweep.csv")).unwrap();
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let col = |h: &str| headers.iter().position(|x| x == h).unwrap();
+    assert_eq!(rows.len(), 3, "one row per controller");
+    // newreno: totals 2, 4, 6 Mbit/s on seeds 1-3: mean 4, sd 2, CI 4 ± 4.3027 · 2 / √3.
+    let nr = &rows[0];
+    assert_eq!(&nr[col("controller")], "newreno");
+    assert_eq!(&nr[col("goodput_total_bps_n")], "3");
+    assert_eq!(&nr[col("goodput_total_bps_mean")], "4000000");
+    assert_eq!(&nr[col("goodput_total_bps_sd")], "2000000");
+    let lo: f64 = nr[col("goodput_total_bps_ci95_lo")].parse().unwrap();
+    assert!(
+        (lo - (4e6 - 4.3027 * 2e6 / 3f64.sqrt())).abs() < 10.0,
+        "{lo}"
+    );
+    // quinn-bbr: twice newreno on every seed, so the paired ratio is exactly 2 with no spread.
+    let bbr = &rows[1];
+    assert_eq!(&bbr[col("goodput_ratio_mean")], "2");
+    assert_eq!(&bbr[col("goodput_ratio_sd")], "0");
+    assert_eq!(&bbr[col("baseline")], "newreno");
+    // composite: seed 2 failed; counted, named, and left out of the mean (seeds 1 and 3).
+    let comp = &rows[2];
+    assert_eq!(&comp[col("runs")], "3");
+    assert_eq!(&comp[col("failed")], "1");
+    assert_eq!(&comp[col("goodput_total_bps_n")], "2");
+    assert_eq!(&comp[col("goodput_total_bps_mean")], "8000000");
+    assert_eq!(&comp[col("goodput_ratio_n")], "2");
+    assert!(comp[col("errors")].contains("seed 2: simulated failure"));
+
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 9, "one row per run");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("aggregate.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["seeds"], serde_json::json!([1, 2, 3]));
+    assert_eq!(json["conditions"][2]["failed"][0]["seed"], 2);
+    assert!(std::fs::read_to_string(out.join("goodput.svg"))
+        .unwrap()
+        .contains("95 % CI"));
+}
+
+#[test]
+fn repeated_run_writes_each_seed_and_an_aggregate() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("run");
+    let seen = Mutex::new(Vec::new());
+    exec(
+        &[
+            "run",
+            &scenario,
+            "--runs",
+            "4",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &seen,
+    )
+    .unwrap();
+    let mut seeds: Vec<u64> = seen.lock().unwrap().iter().map(|(s, _)| s.seed).collect();
+    seeds.sort();
+    assert_eq!(seeds, [1, 2, 3, 4]);
+    for s in 1..=4 {
+        assert!(out.join(format!("seed={s}/summary.json")).is_file());
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("aggregate.json")).unwrap())
+            .unwrap();
+    // Per flow seed Mbit/s: 1, 2, 3, 4 -> mean 2.5.
+    assert_eq!(json["flows"][1]["goodput_bps"]["n"], 4);
+    assert_eq!(json["flows"][1]["goodput_bps"]["mean"], 2.5e6);
+    assert!(json["flows"][1]["goodput_bps"]["ci95_lo"].as_f64().unwrap() < 2.5e6);
+}
+
+#[test]
+fn baseline_must_be_a_compared_controller_and_seeds_come_from_one_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let seen = Mutex::new(Vec::new());
+    let e = exec(
+        &[
+            "sweep",
+            &scenario,
+            "--runs",
+            "2",
+            "--controller",
+            "newreno",
+            "--baseline",
+            "quinn-bbr",
+        ],
+        &seen,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("--baseline quinn-bbr is not one of"),
+        "{e}"
+    );
+    let e = exec(
+        &["sweep", &scenario, "--runs", "2", "--vary", "seed=1,2"],
+        &seen,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("--vary seed"), "{e}");
+    assert!(seen.lock().unwrap().is_empty(), "nothing ran");
+}

@@ -256,6 +256,7 @@ fn chart_writes_png_and_svg_with_log_axis() {
         lines: vec![plot::Line {
             label: "a".into(),
             points: vec![(0.001, 1.0), (0.01, 2.0), (0.1, 3.0)],
+            error_bars: vec![(0.01, 1.5, 2.5)],
         }],
     };
     let files = chart.write(dir.path(), "x").unwrap();

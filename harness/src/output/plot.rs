@@ -30,7 +30,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The font is compiled in and known to be valid; a failure here is a build defect.
@@ -44,6 +44,8 @@ fn register_font() {
 pub struct Line {
     pub label: String,
     pub points: Vec<(f64, f64)>,
+    /// Vertical error bars `(x, low, high)`, e.g. a mean's 95 % confidence interval.
+    pub error_bars: Vec<(f64, f64, f64)>,
 }
 
 /// How the x axis is laid out.
@@ -97,6 +99,11 @@ impl Chart {
             (a.min(p.0), b.max(p.0))
         });
         let y1 = pts().fold(0.0f64, |m, p| m.max(p.1));
+        let y1 = self
+            .lines
+            .iter()
+            .flat_map(|l| l.error_bars.iter())
+            .fold(y1, |m, b| m.max(b.2));
         if let XAxis::Categories(c) = &self.x_axis {
             x0 = -0.5;
             x1 = c.len().max(1) as f64 - 0.5;
@@ -194,6 +201,9 @@ impl Chart {
                 .draw_series(LineSeries::new(line.points.iter().copied(), style))?
                 .label(line.label.as_str())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            chart.draw_series(line.error_bars.iter().map(|&(x, lo, hi)| {
+                ErrorBar::new_vertical(x, lo, (lo + hi) / 2.0, hi, style, 10)
+            }))?;
             if self.markers {
                 chart.draw_series(
                     line.points
@@ -238,6 +248,7 @@ pub fn cwnd(dir: &Path, scenario: &str, series: &[FlowSeries]) -> anyhow::Result
                         .collect::<Vec<_>>(),
                     MAX_POINTS,
                 ),
+                error_bars: Vec::new(),
             })
             .collect(),
     }
@@ -273,6 +284,7 @@ pub fn throughput(
                         [(mid - h, bps / 1e6), (mid + h, bps / 1e6)]
                     })
                     .collect(),
+                error_bars: Vec::new(),
             })
             .collect(),
     }

@@ -1,0 +1,18 @@
+//! Sweeps: every combination of varied scenario values and controllers, run in parallel, gathered
+//! into one table (`sweep.csv`) and a goodput plot.
+//!
+//! `plan` says what runs, `execute` runs it, `table` and `plot` turn the records into outputs.
+
+mod execute;
+pub mod outputs;
+mod plan;
+mod plot;
+pub mod repeat;
+mod table;
+
+pub use execute::{
+    controller_label, run_all, run_jobs, Aggregate, OnDone, Record, Runner, FIGURES,
+};
+pub use plan::{expand, expand_with_seeds, seeds, split_controllers, Point, Vary};
+pub use plot::{goodput_plot, goodput_plot_repeated};
+pub use table::table;

@@ -1,0 +1,375 @@
+//! Repeated runs (`--runs N`): the runs of one condition (varied values and controller) over
+//! seeds `seed .. seed + N - 1`, summarised as n, mean, standard deviation and 95 % interval of
+//! every figure, and the paired goodput ratio to a baseline controller on the same seeds.
+
+use serde::Serialize;
+
+use super::execute::FIGURES;
+use super::Record;
+use crate::output::table::TextTable;
+use crate::stats::{paired_ratios, Estimate};
+
+/// A run of a condition that failed: its seed and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailedRun {
+    pub seed: Option<u64>,
+    pub error: String,
+}
+
+/// One figure over a condition's successful runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    pub name: &'static str,
+    /// `None` when no successful run has this figure.
+    pub estimate: Option<Estimate>,
+}
+
+/// The repetitions of one condition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    /// One `(key, value)` per `--vary`.
+    pub values: Vec<(String, String)>,
+    pub controller: String,
+    /// Runs planned (successful and failed).
+    pub runs: usize,
+    /// Runs that failed: counted here, never dropped silently.
+    pub failed: Vec<FailedRun>,
+    /// Successful runs in which some flow's bytes did not verify.
+    pub unverified: usize,
+    pub figures: Vec<Figure>,
+    /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
+    /// the estimate of those ratios; `None` without `--baseline`.
+    pub goodput_ratio: Option<Estimate>,
+}
+
+impl Condition {
+    pub fn figure(&self, name: &str) -> Option<&Estimate> {
+        self.figures
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.estimate.as_ref())
+    }
+}
+
+/// The repeated sweep as `aggregate.json` holds it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RepeatedSweep {
+    pub scenario: String,
+    pub seeds: Vec<u64>,
+    pub baseline: Option<String>,
+    pub conditions: Vec<Condition>,
+}
+
+/// Groups `records` (in sweep order: repetitions of a condition next to each other) into
+/// conditions. With `baseline`, each condition's goodput is paired seed by seed with the
+/// baseline controller's run of the same values.
+pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> {
+    let mut groups: Vec<Vec<&Record>> = Vec::new();
+    for r in records {
+        match groups.last_mut() {
+            Some(g) if g[0].point.same_condition(&r.point) => g.push(r),
+            _ => groups.push(vec![r]),
+        }
+    }
+    let goodput_of = |values: &Vec<(String, String)>, controller: &str, seed: Option<u64>| {
+        records.iter().find_map(|r| match &r.result {
+            Ok(a)
+                if r.point.values == *values
+                    && r.controller == controller
+                    && r.point.seed == seed =>
+            {
+                Some(a.goodput_total_bps)
+            }
+            _ => None,
+        })
+    };
+    groups
+        .into_iter()
+        .map(|g| {
+            let ok: Vec<_> = g.iter().filter_map(|r| r.result.as_ref().ok()).collect();
+            let failed = g
+                .iter()
+                .filter_map(|r| {
+                    r.result.as_ref().err().map(|e| FailedRun {
+                        seed: r.point.seed,
+                        error: e.clone(),
+                    })
+                })
+                .collect();
+            let all: Vec<[Option<f64>; 12]> = ok.iter().map(|a| a.figures()).collect();
+            let figures = FIGURES
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let values: Vec<f64> = all.iter().filter_map(|f| f[i]).collect();
+                    Figure {
+                        name,
+                        estimate: Estimate::of(&values),
+                    }
+                })
+                .collect();
+            let goodput_ratio = baseline.and_then(|b| {
+                let pairs: Vec<(f64, f64)> = g
+                    .iter()
+                    .filter_map(|r| {
+                        let mine = r.result.as_ref().ok()?.goodput_total_bps;
+                        Some((mine, goodput_of(&r.point.values, b, r.point.seed)?))
+                    })
+                    .collect();
+                Estimate::of(&paired_ratios(&pairs))
+            });
+            Condition {
+                values: g[0].point.values.clone(),
+                controller: g[0].controller.clone(),
+                runs: g.len(),
+                failed,
+                unverified: ok.iter().filter(|a| !a.verified).count(),
+                figures,
+                goodput_ratio,
+            }
+        })
+        .collect()
+}
+
+const ESTIMATE_COLUMNS: [&str; 5] = ["n", "mean", "sd", "ci95_lo", "ci95_hi"];
+
+fn estimate_cells(e: Option<&Estimate>) -> [String; 5] {
+    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    match e {
+        Some(e) => [
+            e.n.to_string(),
+            e.mean.to_string(),
+            opt(e.sd),
+            opt(e.ci95_lo),
+            opt(e.ci95_hi),
+        ],
+        None => [
+            "0".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+    }
+}
+
+/// `sweep.csv` of a repeated sweep: one row per condition; per figure its n, mean, sd and 95 %
+/// interval; the paired goodput ratio to the baseline when there is one; failed runs counted,
+/// and their errors (`seed N: message; ...`) in an `errors` column when any failed. Verdict
+/// accuracy columns appear when any run has them.
+pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&str>) -> TextTable {
+    let with_accuracy = conditions
+        .iter()
+        .any(|c| c.figure("random_as_random").is_some());
+    let with_errors = conditions.iter().any(|c| !c.failed.is_empty());
+    let shown = |name: &str| with_accuracy || FIGURES[..7].contains(&name);
+    let mut headers: Vec<String> = keys.to_vec();
+    headers.extend(["controller", "runs", "failed", "unverified"].map(String::from));
+    for name in FIGURES.iter().filter(|n| shown(n)) {
+        headers.extend(ESTIMATE_COLUMNS.iter().map(|c| format!("{name}_{c}")));
+    }
+    if baseline.is_some() {
+        headers.push("baseline".into());
+        headers.extend(
+            ESTIMATE_COLUMNS
+                .iter()
+                .map(|c| format!("goodput_ratio_{c}")),
+        );
+    }
+    if with_errors {
+        headers.push("errors".into());
+    }
+    let mut t = TextTable::new(headers);
+    for c in conditions {
+        let mut row: Vec<String> = c.values.iter().map(|(_, v)| v.clone()).collect();
+        row.push(c.controller.clone());
+        row.push(c.runs.to_string());
+        row.push(c.failed.len().to_string());
+        row.push(c.unverified.to_string());
+        for f in c.figures.iter().filter(|f| shown(f.name)) {
+            row.extend(estimate_cells(f.estimate.as_ref()));
+        }
+        if let Some(b) = baseline {
+            row.push(b.to_string());
+            row.extend(estimate_cells(c.goodput_ratio.as_ref()));
+        }
+        if with_errors {
+            row.push(failures_text(&c.failed));
+        }
+        t.push(row);
+    }
+    t
+}
+
+fn failures_text(failed: &[FailedRun]) -> String {
+    failed
+        .iter()
+        .map(|f| match f.seed {
+            Some(s) => format!("seed {s}: {}", f.error),
+            None => f.error.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The terminal table of a repeated sweep: means with their 95 % interval (`mean ± half width`),
+/// `n` as successful/planned runs, and the paired ratio to the baseline.
+pub fn human_table(keys: &[String], conditions: &[Condition], baseline: Option<&str>) -> TextTable {
+    let with_accuracy = conditions
+        .iter()
+        .any(|c| c.figure("random_as_random").is_some());
+    let mut headers: Vec<String> = keys.to_vec();
+    headers.extend(
+        [
+            "controller",
+            "n",
+            "Mbit/s total (95 % CI)",
+            "lost",
+            "cong. events",
+        ]
+        .map(String::from),
+    );
+    if with_accuracy {
+        headers.extend(["rnd→rnd", "cong→cong"].map(String::from));
+    }
+    if let Some(b) = baseline {
+        headers.push(format!("goodput / {b}"));
+    }
+    let mut t = TextTable::new(headers);
+    let show = |c: &Condition, name: &str, scale: f64, digits: usize| {
+        c.figure(name)
+            .map(|e| e.display(scale, digits))
+            .unwrap_or_else(|| "-".into())
+    };
+    for c in conditions {
+        let mut row: Vec<String> = c.values.iter().map(|(_, v)| v.clone()).collect();
+        row.push(c.controller.clone());
+        let ok = c.runs - c.failed.len();
+        row.push(if c.failed.is_empty() {
+            ok.to_string()
+        } else {
+            format!("{ok}/{} ({} failed)", c.runs, c.failed.len())
+        });
+        row.push(show(c, "goodput_total_bps", 1e-6, 3));
+        row.push(show(c, "lost_packets", 1.0, 1));
+        row.push(show(c, "congestion_events", 1.0, 1));
+        if with_accuracy {
+            row.push(show(c, "random_as_random", 1.0, 1));
+            row.push(show(c, "congestion_as_congestion", 1.0, 1));
+        }
+        if baseline.is_some() {
+            row.push(
+                c.goodput_ratio
+                    .map(|e| e.display(1.0, 3))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        t.push(row);
+    }
+    t
+}
+
+/// Lines naming every failed run, for under the terminal table.
+pub fn failure_lines(conditions: &[Condition]) -> String {
+    let mut s = String::new();
+    for c in conditions.iter().filter(|c| !c.failed.is_empty()) {
+        let values: Vec<String> = c.values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let at = if values.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", values.join(", "))
+        };
+        s.push_str(&format!(
+            "failed: {}{at}: {}\n",
+            c.controller,
+            failures_text(&c.failed)
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{expand_with_seeds, Aggregate};
+
+    fn aggregate(goodput: f64) -> Aggregate {
+        Aggregate {
+            flows: 1,
+            goodput_total_bps: goodput,
+            goodput_mean_bps: goodput,
+            completion_time_s: None,
+            lost_packets: 2,
+            congestion_events: 1,
+            verdicts_random: 0,
+            verdicts_congestion: 1,
+            accuracy: None,
+            verified: true,
+        }
+    }
+
+    fn records() -> Vec<Record> {
+        let ctrls = vec!["base".to_string(), "fast".to_string()];
+        // base: 10, 20, 30 on seeds 1-3; fast: 20, 30 (seed 2 failed), 60.
+        let goodputs = [
+            Ok(10.0),
+            Ok(20.0),
+            Ok(30.0),
+            Ok(20.0),
+            Err("boom"),
+            Ok(60.0),
+        ];
+        expand_with_seeds(&[], Some(&ctrls), &[1, 2, 3])
+            .into_iter()
+            .zip(goodputs)
+            .map(|(p, g)| Record {
+                controller: p.controller.clone().unwrap(),
+                point: p,
+                result: g.map(aggregate).map_err(String::from),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn conditions_summarise_repetitions_and_count_failures() {
+        let c = conditions(&records(), Some("base"));
+        assert_eq!(c.len(), 2);
+        let base = &c[0];
+        assert_eq!((base.controller.as_str(), base.runs), ("base", 3));
+        let g = base.figure("goodput_total_bps").unwrap();
+        assert_eq!((g.n, g.mean, g.sd), (3, 20.0, Some(10.0)));
+        let fast = &c[1];
+        assert_eq!(fast.runs, 3);
+        assert_eq!(
+            fast.failed,
+            [FailedRun {
+                seed: Some(2),
+                error: "boom".into()
+            }]
+        );
+        assert_eq!(fast.figure("goodput_total_bps").unwrap().n, 2);
+        assert!(fast.figure("completion_time_s").is_none());
+        // Paired per seed: 20/10 and 60/30, both 2; the failed seed pairs with nothing.
+        let r = fast.goodput_ratio.unwrap();
+        assert_eq!((r.n, r.mean, r.sd), (2, 2.0, Some(0.0)));
+        assert_eq!(base.goodput_ratio.unwrap().mean, 1.0);
+    }
+
+    #[test]
+    fn csv_has_estimates_ratio_and_errors() {
+        let c = conditions(&records(), Some("base"));
+        let t = csv_table(&[], &c, Some("base"));
+        let col = |h: &str| t.headers.iter().position(|x| x == h).unwrap();
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1][col("failed")], "1");
+        assert_eq!(t.rows[1][col("goodput_total_bps_n")], "2");
+        assert_eq!(t.rows[1][col("goodput_total_bps_mean")], "40");
+        assert_eq!(t.rows[1][col("goodput_ratio_mean")], "2");
+        assert_eq!(t.rows[1][col("errors")], "seed 2: boom");
+        assert_eq!(t.rows[0][col("goodput_total_bps_sd")], "10");
+        assert!(!t.headers.iter().any(|h| h.starts_with("random_as_random")));
+        let human = human_table(&[], &c, Some("base")).render();
+        assert!(human.contains("2/3 (1 failed)"), "{human}");
+        assert!(failure_lines(&c).contains("failed: fast: seed 2: boom"));
+    }
+}
