@@ -3,8 +3,9 @@
 
 Runs the scenarios in scenarios/bench/ through `discern sweep` on the simulator, N seeds per point
 (the same seeds for every controller), and reports each figure as a mean with its 95 % confidence
-interval (Student's t). Writes docs/results/controller-bench.csv and, with --write, the table
-between the `controller-bench` markers of docs/RESULTS.md.
+interval (Student's t). With --write it writes docs/results/controller-bench.csv, the table
+between the `controller-bench` markers of docs/RESULTS.md, and docs/results/discern-goodput-loss.png
+(one flow, 20 Mbit/s, 60 ms, goodput against the random loss rate).
 
     scripts/controller_bench.py                 # 10 seeds, every controller (about 15 min on 2 cores)
     scripts/controller_bench.py --seeds 3 --controllers discern,newreno,quinn-bbr
@@ -27,6 +28,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,7 +161,12 @@ def main():
                     n, mean, sd, ci = rows[c][fig]
                     w.writerow([c, fig, n, f"{mean:.4f}", f"{sd:.4f}", f"{ci:.4f}"])
         replace_between(ROOT / "docs" / "RESULTS.md", "controller-bench", table)
-        print(f"wrote {csv_path} and docs/RESULTS.md", file=sys.stderr)
+        figure = out / "goodput-loss"
+        subprocess.run([binary, "sweep", str(BENCH / "random-20M-60ms.toml"), "--out", str(figure),
+                        "--vary", "link.bottleneck.loss.rate=0,0.001,0.003,0.01,0.03",
+                        "--controller", ",".join(controllers), *jobs], check=True, stdout=subprocess.DEVNULL)
+        shutil.copy(figure / "goodput.png", ROOT / "docs" / "results" / "discern-goodput-loss.png")
+        print(f"wrote {csv_path}, docs/RESULTS.md and docs/results/discern-goodput-loss.png", file=sys.stderr)
 
 
 def cell(stat, percent=False):
@@ -211,7 +218,7 @@ def render(rows, controllers, n):
 
 
 def replace_between(path, marker, text):
-    begin, end = f"<!-- {marker}:begin -->", f"<!-- {marker}:end -->"
+    begin, end = f"<!-- BEGIN {marker} -->", f"<!-- END {marker} -->"
     doc = path.read_text()
     if begin not in doc:
         doc = doc.rstrip("\n") + f"\n\n{begin}\n{end}\n"

@@ -1,10 +1,9 @@
 //! A real quinn server and client on loopback: the client uploads 20 MB with Composite TCP as its
-//! congestion controller, and the controller's window and loss decisions are printed as `tracing`
-//! log lines.
+//! congestion controller, and the controller's loss decisions are printed as `tracing` log lines.
 //!
 //! ```text
-//! cargo run -p discern --example drop_in
-//! RUST_LOG=discern::cwnd=info cargo run -p discern --example drop_in   # loss decisions only
+//! cargo run -p discern --example drop_in                                # loss decisions
+//! RUST_LOG=discern::cwnd=trace cargo run -p discern --example drop_in   # and every window change
 //! ```
 
 use std::error::Error;

@@ -45,11 +45,17 @@ pub struct Adapter<A> {
 }
 
 impl<A: Algorithm> Adapter<A> {
-    pub fn new(controller: impl Into<Arc<str>>, algorithm: A, initial_window: u64) -> Self {
+    /// `controller` names it in the logs; `now` is when quinn built it (the logs' time zero).
+    pub fn new(
+        controller: impl Into<Arc<str>>,
+        algorithm: A,
+        initial_window: u64,
+        now: Instant,
+    ) -> Self {
         Self {
             algorithm,
             rtt: RttTracker::new(),
-            tracer: Tracer::new(controller.into()),
+            tracer: Tracer::new(controller.into(), now),
             initial_window,
         }
     }
@@ -77,6 +83,10 @@ impl<A: Algorithm> Traced for Adapter<A> {
         &self.tracer
     }
 
+    fn tracer_mut(&mut self) -> &mut Tracer {
+        &mut self.tracer
+    }
+
     fn snapshot(&self) -> Snapshot {
         let window = self.algorithm.window();
         Snapshot {
@@ -96,8 +106,10 @@ impl<A: Algorithm> Controller for Adapter<A> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+        trace::log_window_change(self, Some(now), |this| {
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.algorithm.on_ack(&ack);
         });
     }
@@ -107,10 +119,13 @@ impl<A: Algorithm> Controller for Adapter<A> {
         now: Instant,
         in_flight: u64,
         app_limited: bool,
-        _largest_packet_num_acked: Option<u64>,
+        largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
-            trace::log_window_change(self, |this| this.algorithm.on_ack_batch(&batch));
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
+            trace::log_window_change(self, Some(now), |this| this.algorithm.on_ack_batch(&batch));
         }
     }
 
@@ -133,7 +148,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
-        trace::log_window_change(self, |this| {
+        trace::log_window_change(self, None, |this| {
             this.algorithm.on_mss_update(u64::from(new_mtu))
         });
     }

@@ -85,7 +85,8 @@ pub struct WindowAlgorithm<C> {
     random: RandomResponse,
     /// Reduce at most once per window (NewReno's recovery period); Reno reduces on every event.
     once_per_window: bool,
-    bandwidth: BandwidthEstimate,
+    /// Kept only for [`Reduction::Bandwidth`], the one rule that reads it.
+    bandwidth: Option<BandwidthEstimate>,
 }
 
 impl<C: Classifier> WindowAlgorithm<C> {
@@ -103,7 +104,7 @@ impl<C: Classifier> WindowAlgorithm<C> {
             reduction,
             random: RandomResponse::Keep,
             once_per_window,
-            bandwidth: BandwidthEstimate::default(),
+            bandwidth: (reduction == Reduction::Bandwidth).then(BandwidthEstimate::default),
         }
     }
 
@@ -133,10 +134,10 @@ impl<C: Classifier> WindowAlgorithm<C> {
         &self.growth
     }
 
-    /// The Westwood+ bandwidth estimate every algorithm keeps (only [`Reduction::Bandwidth`]
-    /// acts on it).
-    pub fn bandwidth(&self) -> &BandwidthEstimate {
-        &self.bandwidth
+    /// The Westwood+ bandwidth estimate, kept by algorithms that reduce with
+    /// [`Reduction::Bandwidth`].
+    pub fn bandwidth(&self) -> Option<&BandwidthEstimate> {
+        self.bandwidth.as_ref()
     }
 
     fn reduce(&mut self, event: &CongestionEvent, verdict: Verdict) {
@@ -159,7 +160,10 @@ impl<C: Classifier> WindowAlgorithm<C> {
                 .window
                 .restart(event.now, ssthresh_factor, restart_packets),
             (Verdict::Congestion, Reduction::Bandwidth) => {
-                let pipe = self.bandwidth.window_for(event.rtt.min);
+                let pipe = self
+                    .bandwidth
+                    .as_ref()
+                    .map_or(0, |bandwidth| bandwidth.window_for(event.rtt.min));
                 if pipe == 0 {
                     self.window.reduce(event.now, 0.5);
                 } else {
@@ -186,7 +190,9 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.discriminator.on_ack_batch(batch);
-        self.bandwidth.on_ack_batch(batch);
+        if let Some(bandwidth) = &mut self.bandwidth {
+            bandwidth.on_ack_batch(batch);
+        }
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {

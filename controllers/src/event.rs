@@ -18,7 +18,8 @@ pub struct RttSample {
     pub min: Duration,
     /// How long the peer held the ACK behind `latest`, as far as it is known (zero otherwise).
     /// quinn 0.11 does not hand the peer's ACK delay to controllers; the crate recovers it from
-    /// the way quinn's estimator moves (see the `rtt` module).
+    /// the way quinn's estimator moves, one frame late (see the `rtt` module), so it is zero in
+    /// the current frame's sample and filled in [`AckBatch::resolved`].
     pub ack_delay: Duration,
 }
 
@@ -88,6 +89,11 @@ pub struct AckBatch {
     pub in_flight: u64,
     /// The sender had no data to send.
     pub app_limited: bool,
+    /// The latest earlier frame whose ACK delay has been recovered (normally the one before),
+    /// `ack_delay` filled in: the sample to read where a corrected delay is wanted on every frame.
+    /// `rtt` itself counts as undelayed until the next frame reveals its delay (the `rtt` module
+    /// says why that is right for the frames that reveal losses).
+    pub resolved: Option<RttSample>,
 }
 
 /// Packets declared lost by one ACK (quinn calls the controller once per ACK that reveals
@@ -146,6 +152,13 @@ impl State {
             State::Recovery => "recovery",
         }
     }
+
+    /// The state [`State::as_str`] names.
+    pub fn parse(text: &str) -> Option<Self> {
+        [State::SlowStart, State::Avoidance, State::Recovery]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
 }
 
 /// What a loss was taken to mean.
@@ -164,11 +177,20 @@ impl Verdict {
             Verdict::Congestion => "congestion",
         }
     }
+
+    /// The verdict [`Verdict::as_str`] names.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Verdict::Random, Verdict::Congestion]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
 }
 
 /// Why a verdict was reached: the figures a reader (or a scoring harness) needs to check it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Evidence {
+    /// The loss event's sample; `smoothed` is the average the classifier compared against where
+    /// it keeps its own ([`crate::classify::TcpSrtt`]), quinn's otherwise.
     pub rtt: RttSample,
     /// The RTT (or one-way-delay hint) at or above which the classifier suspects congestion.
     pub threshold: Option<Duration>,

@@ -27,13 +27,14 @@ macro_rules! controller_factory {
         impl quinn_proto::congestion::ControllerFactory for $config {
             fn build(
                 self: std::sync::Arc<Self>,
-                _now: std::time::Instant,
+                now: std::time::Instant,
                 current_mtu: u16,
             ) -> Box<dyn quinn_proto::congestion::Controller> {
                 Box::new($crate::Adapter::new(
                     $id,
                     self.algorithm(u64::from(current_mtu)),
                     self.initial_window,
+                    now,
                 ))
             }
         }

@@ -54,7 +54,7 @@ impl<C: Classifier> ControllerFactory for LossFilterConfig<C> {
             inner: self.inner.clone().build(now, current_mtu),
             discriminator: Discriminator::new(self.classifier.clone()),
             rtt: RttTracker::new(),
-            tracer: Tracer::new(self.id.clone()),
+            tracer: Tracer::new(self.id.clone(), now),
             mss: u64::from(current_mtu),
         })
     }
@@ -93,6 +93,10 @@ impl<C: Classifier> Traced for LossFilter<C> {
         &self.tracer
     }
 
+    fn tracer_mut(&mut self) -> &mut Tracer {
+        &mut self.tracer
+    }
+
     fn snapshot(&self) -> Snapshot {
         let metrics = self.inner.metrics();
         let ssthresh = metrics.ssthresh.unwrap_or(u64::MAX);
@@ -123,8 +127,10 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
-        trace::log_window_change(self, |this| {
-            let ack = this.rtt.ack(now, sent, bytes, app_limited, rtt);
+        trace::log_window_change(self, Some(now), |this| {
+            let ack = this
+                .rtt
+                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
             this.discriminator.on_ack(&ack);
             this.inner.on_ack(now, sent, bytes, app_limited, rtt);
         });
@@ -137,10 +143,13 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        if let Some(batch) = self.rtt.end_of_ack(now, in_flight, app_limited) {
+        let batch = self
+            .rtt
+            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+        if let Some(batch) = batch {
             self.discriminator.on_ack_batch(&batch);
         }
-        trace::log_window_change(self, |this| {
+        trace::log_window_change(self, Some(now), |this| {
             this.inner
                 .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked)
         });

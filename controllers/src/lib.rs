@@ -42,8 +42,8 @@
 //! | fast retransmit | always done by QUIC (lost frames are re-sent in new packets). A controller decides only the window. |
 //! | fast recovery (halve cwnd) | `cwnd = cwnd * beta`, `ssthresh = cwnd`, recovery period until a packet sent after the reduction is acknowledged. |
 //! | delayed fast recovery (DFR) | a loss classified random does not reduce cwnd; a later loss in the same window (or a classifier that says congestion) does. |
-//! | RTT, SRTT | per-ACK sample `now - sent` of the newest acknowledged packet; quinn's `RttEstimator::get()` (smoothed) and `min()`. |
-//! | one-way delay (TCP timestamps, synchronised clocks in ns-2) | no OWD in QUIC without extensions: the hint is half the minimum RTT plus the queueing part of the RTT (latest sample minus min RTT). quinn 0.11 does not pass the peer's ACK delay to controllers, so the hint includes it: keep the peer's `max_ack_delay` small where it matters. |
+//! | RTT, SRTT | per-ACK-frame sample `now - sent` of the newest acknowledged packet; SRTT where a paper compares against it is the TCP sender's average of one sample per round trip ([`classify::TcpSrtt`]), elsewhere quinn's `RttEstimator::get()`; minimum RTT quinn's `min()`. |
+//! | one-way delay (TCP timestamps, synchronised clocks in ns-2) | no OWD in QUIC without extensions: the hint ([`event::RttSample::owd_hint`]) is half the minimum RTT plus the queueing part of the RTT (the sample without the peer's ACK delay, minus the min RTT). quinn 0.11 does not pass the ACK delay to controllers; the crate recovers it from the way quinn's estimator moves, one ACK frame late ([`event::AckBatch::resolved`]); the frame that reveals a loss is sent at once by the receiver and carries none. The one delay it cannot recover is one already inside quinn's minimum RTT (every ACK held for the timer), which quinn does not subtract either. |
 //! | retransmission timeout -> slow start | persistent congestion (`is_persistent_congestion`) -> the algorithm's minimum window, slow start. |
 //! | packet counts (cwnd in packets) | bytes; 1 MSS = the current maximum datagram size (`on_mtu_update`). quinn holds back a packet once `in_flight + packet_size` reaches the window, so the adapter hands quinn `cwnd + 1` byte: a window of N MSS lets N packets be in flight, as in TCP (quinn's own controllers let N - 1). |
 //!
@@ -61,6 +61,7 @@ pub mod bandwidth;
 pub mod classify;
 mod composite;
 mod discern_controller;
+mod discriminating_sack;
 pub mod episode;
 pub mod event;
 mod factory;
@@ -86,6 +87,7 @@ pub use algorithm::{
 };
 pub use composite::{Composite, CompositeConfig};
 pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth};
+pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterConfig};
 pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};

@@ -9,12 +9,12 @@ use std::time::Duration;
 use quinn_proto::congestion::{BbrConfig, ControllerFactory, CubicConfig};
 use quinn_proto::TransportConfig;
 
-use crate::classify::Classifier;
+use crate::classify::{Classifier, Spike, Trend, ZigZag, DEFAULT_GRANULARITY};
 use crate::param::ParamError;
 use crate::{
-    CompositeConfig, DiscernConfig, DiscernGrowth, LossFilterConfig, ModifiedSackConfig,
-    ModifiedTahoeConfig, NewRenoConfig, RenoConfig, SackFewConfig, TahoeConfig, VenoConfig,
-    WNewRenoConfig, WestwoodConfig,
+    CompositeConfig, DiscernConfig, DiscernGrowth, DiscriminatingSackConfig, LossFilterConfig,
+    ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, RenoConfig, SackFewConfig, TahoeConfig,
+    VenoConfig, WNewRenoConfig, WestwoodConfig,
 };
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -249,6 +249,61 @@ const CATALOG: &[ControllerInfo] = &[
         filter: Some(|call, id, inner| filtered(id, discern(call)?.classifier(), inner)),
     },
     ControllerInfo {
+        id: "spike",
+        summary: "Spike (Cen et al. 2003): random unless the one-way delay is in a spike",
+        params: &[
+            ParamInfo {
+                name: "alpha",
+                default: "0.5",
+                help: "the spike starts at min + alpha x (max - min) of the one-way delay",
+            },
+            ParamInfo {
+                name: "beta",
+                default: "0.333",
+                help: "the spike ends at min + beta x (max - min); at most alpha",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+        build: |call| sack_with("spike", spike(call)?),
+        filter: Some(|call, id, inner| filtered(id, spike(call)?, inner)),
+    },
+    ControllerInfo {
+        id: "zigzag",
+        summary: "ZigZag (Cen et al. 2003): the one-way delay against its mean and deviation",
+        params: &[
+            ParamInfo {
+                name: "alpha",
+                default: "0.03125",
+                help: "weight of a new sample in the mean and deviation (above 0, at most 0.5)",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+        build: |call| sack_with("zigzag", zigzag(call)?),
+        filter: Some(|call, id, inner| filtered(id, zigzag(call)?, inner)),
+    },
+    ControllerInfo {
+        id: "trend",
+        summary: "Trend (Hsiao et al. 2005): congestion while the one-way delay rises",
+        params: &[
+            ParamInfo {
+                name: "gamma",
+                default: "0.0333",
+                help: "weight of a new sample in the smoothed trend",
+            },
+            ParamInfo {
+                name: "threshold",
+                default: "0.4",
+                help: "smoothed rising fraction above which a loss is congestion",
+            },
+            GRANULARITY,
+        ],
+        classifier: true,
+        build: |call| sack_with("trend", trend(call)?),
+        filter: Some(|call, id, inner| filtered(id, trend(call)?, inner)),
+    },
+    ControllerInfo {
         id: "quinn-newreno",
         summary: "quinn's own NewReno, unchanged",
         params: &[],
@@ -405,6 +460,37 @@ fn loss_filter(id: &str, call: Call, inner: Factory) -> Result<Factory, ParseErr
             id: call.info.id.to_owned(),
         }),
     }
+}
+
+/// SACK TCP's window around `classifier`, for classifiers that have no controller of their own.
+fn sack_with<C: Classifier>(id: &'static str, classifier: C) -> Result<Built, ParseError> {
+    Ok((
+        Arc::new(DiscriminatingSackConfig::new(id, classifier)),
+        None,
+    ))
+}
+
+fn granularity(call: &Call) -> Result<Duration, ParseError> {
+    Ok(call.duration("granularity")?.unwrap_or(DEFAULT_GRANULARITY))
+}
+
+fn spike(call: &Call) -> Result<Spike, ParseError> {
+    let alpha = call.number("alpha")?.unwrap_or(Spike::DEFAULT_ALPHA);
+    let beta = call.number("beta")?.unwrap_or(Spike::DEFAULT_BETA);
+    Spike::new(alpha, beta, granularity(call)?).map_err(|e| call.rejected(e))
+}
+
+fn zigzag(call: &Call) -> Result<ZigZag, ParseError> {
+    let alpha = call.number("alpha")?.unwrap_or(ZigZag::DEFAULT_ALPHA);
+    ZigZag::new(alpha, granularity(call)?).map_err(|e| call.rejected(e))
+}
+
+fn trend(call: &Call) -> Result<Trend, ParseError> {
+    let gamma = call.number("gamma")?.unwrap_or(Trend::DEFAULT_GAMMA);
+    let threshold = call
+        .number("threshold")?
+        .unwrap_or(Trend::DEFAULT_THRESHOLD);
+    Trend::new(gamma, threshold, granularity(call)?).map_err(|e| call.rejected(e))
 }
 
 fn filtered<C: Classifier>(id: &str, classifier: C, inner: Factory) -> Result<Factory, ParseError> {

@@ -1,15 +1,81 @@
-//! The per-ACK RTT sample DESIGN 2.2 prescribes, built from quinn's callbacks.
-
-use std::time::Instant;
+//! The per-ACK RTT sample DESIGN 2.2 prescribes, built from quinn's callbacks, and the peer's ACK
+//! delay recovered from the way quinn's estimator moves.
+//!
+//! # Recovering the ACK delay
+//!
+//! quinn 0.11 (`Connection::on_ack_received`) handles one ACK frame as: `on_ack` for every newly
+//! acknowledged ack-eliciting packet, oldest first, then `on_end_acks`, and only then, if the
+//! frame's largest acknowledged packet number is new and an ack-eliciting packet was newly
+//! acknowledged, `RttEstimator::update(ack_delay, latest)` with `latest = now - sent` of the
+//! largest acknowledged packet. That update (RFC 9002 section 5.3) is
+//!
+//! ```text
+//! adjusted = latest - ack_delay   if min + ack_delay <= latest,   else latest
+//! smoothed = (7 * smoothed + adjusted) / 8                         (the first sample: latest)
+//! ```
+//!
+//! Controllers never see `ack_delay`, but they see the estimator in every `on_ack`: the smoothed
+//! RTT read in the next frame's first `on_ack` (`after`) and the one read during the frame itself
+//! (`before`) give `adjusted = 8 * after - 7 * before`, hence `ack_delay = latest - adjusted`
+//! ([`recover_ack_delay`]; exact to a few nanoseconds of integer division). The delay of a frame
+//! is therefore known one frame later. [`RttTracker`] predicts when quinn updated (a new largest
+//! packet number at `on_end_acks`, at least one `on_ack` in the frame), keeps the figures of the
+//! frame awaiting its delay, and resolves them at the next frame.
+//!
+//! # The current frame
+//!
+//! While a frame's own delay is unknown, its sample counts as undelayed (`ack_delay` zero), and
+//! that is what [`RttSample::corrected`] and the hints built on it see during the frame and at a
+//! loss it reveals. That is right where it matters: a QUIC receiver acknowledges at once a packet
+//! that arrives after a gap (RFC 9000 section 13.2.1) and every second ack-eliciting packet
+//! (section 13.2.2), so the frames that reveal losses, and the frames of a bulk transfer, carry
+//! (almost) no delay; it is the lone packet at the end of a flight whose ACK waits for the
+//! receiver's timer. Consumers that need a corrected delay on every frame read
+//! [`AckBatch::resolved`]: the latest earlier frame with its delay recovered, one frame late.
+//!
+//! # What cannot be recovered
+//!
+//! A delay quinn did not subtract: when `min + ack_delay > latest`, which happens when quinn's
+//! minimum RTT itself holds an ACK delay (on a slow path where every ACK waits for the
+//! receiver's timer, e.g. a 1 ms `max_ack_delay` and packets more than 1 ms apart). quinn's
+//! estimator then moves by the raw sample, and the recovered delay is zero. The simulator
+//! measures how often this happens (`delay_signals` in `summary.json`).
+use std::time::{Duration, Instant};
 
 use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, AckBatch, RttSample};
+use crate::trace::{self, Tracer};
 
-/// quinn calls `on_ack` once per acknowledged packet, oldest first, all with the same `now`,
-/// and folds the ACK's RTT sample into its estimator only after the last of them. The sample for
-/// an ACK is therefore `now - sent` of the newest packet it acknowledges, and the estimator seen
-/// during those calls still holds the averages from before it.
+/// A frame quinn folded into its estimator (or the tracker expects it did), with the figures its
+/// ACK delay will be recovered from.
+#[derive(Debug, Clone, Copy)]
+struct Awaiting {
+    /// When the sender processed the frame.
+    at: Instant,
+    /// When the frame's newest packet was sent.
+    sent: Instant,
+    /// The frame's raw sample.
+    latest: Duration,
+    /// quinn's smoothed RTT while the frame was processed, before the frame's update.
+    smoothed_before: Duration,
+    /// Whether this update is the estimator's first, which sets rather than averages.
+    first: bool,
+}
+
+/// One frame whose ACK delay has been recovered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// When the sender processed the frame.
+    pub at: Instant,
+    /// When the frame's newest packet was sent.
+    pub sent: Instant,
+    /// The frame's sample, `ack_delay` filled in.
+    pub rtt: RttSample,
+}
+
+/// Builds one RTT sample per ACK frame and recovers the frame's ACK delay one frame later (see
+/// the module documentation).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RttTracker {
     /// `(now, sent)` of the newest packet acknowledged by the current ACK.
@@ -18,6 +84,14 @@ pub(crate) struct RttTracker {
     /// Bytes and packets acknowledged so far by the current ACK.
     acked_bytes: u64,
     acked_packets: u64,
+    /// quinn's smoothed RTT as read in the current frame's first `on_ack`.
+    frame_smoothed: Option<Duration>,
+    /// The largest packet number quinn reported at the last `on_end_acks`.
+    largest_acked: Option<u64>,
+    /// Whether quinn has folded a sample into its estimator yet.
+    estimator_primed: bool,
+    awaiting: Option<Awaiting>,
+    resolved: Option<Resolved>,
 }
 
 impl RttTracker {
@@ -27,10 +101,16 @@ impl RttTracker {
             sample: None,
             acked_bytes: 0,
             acked_packets: 0,
+            frame_smoothed: None,
+            largest_acked: None,
+            estimator_primed: false,
+            awaiting: None,
+            resolved: None,
         }
     }
 
-    /// The [`Ack`] for one `on_ack` callback, with this ACK's RTT sample.
+    /// The [`Ack`] for one `on_ack` callback, with this ACK's RTT sample. The first call of a
+    /// frame resolves the ACK delay of the frame before and, if a subscriber wants it, traces it.
     pub fn ack(
         &mut self,
         now: Instant,
@@ -38,7 +118,14 @@ impl RttTracker {
         bytes: u64,
         app_limited: bool,
         estimator: &RttEstimator,
+        tracer: &Tracer,
     ) -> Ack {
+        if self.frame_smoothed.is_none() {
+            self.frame_smoothed = Some(estimator.get());
+            if let Some(resolved) = self.resolve(estimator) {
+                trace::rtt_resolved(tracer, now, &resolved);
+            }
+        }
         let rtt = self.on_ack(now, sent, estimator);
         self.acked_bytes = self.acked_bytes.saturating_add(bytes);
         self.acked_packets += 1;
@@ -53,26 +140,82 @@ impl RttTracker {
 
     /// The [`AckBatch`] for one `on_end_acks` callback: the frame's sample once all its packets
     /// were seen. `None` if the frame acknowledged no packet this tracker saw (quinn passes only
-    /// ack-eliciting packets to `on_ack`).
+    /// ack-eliciting packets to `on_ack`). `largest_acked` is quinn's largest acknowledged packet
+    /// number, from which the tracker predicts whether quinn updates its estimator next.
     pub fn end_of_ack(
         &mut self,
         now: Instant,
         in_flight: u64,
         app_limited: bool,
+        largest_acked: Option<u64>,
     ) -> Option<AckBatch> {
         let acked_bytes = std::mem::take(&mut self.acked_bytes);
         let acked_packets = std::mem::take(&mut self.acked_packets);
+        let frame_smoothed = self.frame_smoothed.take();
+        // Packet numbers only grow within a number space; a change is a new largest (or, during
+        // the handshake, another space, whose samples quinn takes with no ACK delay).
+        let new_largest = largest_acked.is_some() && largest_acked != self.largest_acked;
+        self.largest_acked = largest_acked.or(self.largest_acked);
         if acked_packets == 0 {
             return None;
         }
+        let sample = self.sample?;
+        if let (true, Some(smoothed_before), Some((at, sent))) =
+            (new_largest, frame_smoothed, self.newest)
+        {
+            self.awaiting = Some(Awaiting {
+                at,
+                sent,
+                latest: sample.latest,
+                smoothed_before,
+                first: !self.estimator_primed,
+            });
+            self.estimator_primed = true;
+        }
         Some(AckBatch {
             now,
-            rtt: self.sample?,
+            rtt: sample,
             acked_bytes,
             acked_packets,
             in_flight,
             app_limited,
+            resolved: self.resolved.map(|r| r.rtt),
         })
+    }
+
+    /// Recovers the delay of the frame awaiting it from the estimator as quinn left it.
+    fn resolve(&mut self, estimator: &RttEstimator) -> Option<Resolved> {
+        let awaiting = self.awaiting.take()?;
+        let after = estimator.get();
+        // `conservative()` is `max(smoothed, latest)`: above the average it is quinn's own
+        // `latest`, which may be a non-ack-eliciting packet's sample the tracker never saw.
+        let conservative = estimator.conservative();
+        let latest = if conservative > after {
+            conservative
+        } else {
+            awaiting.latest
+        };
+        let min = estimator.min().min(latest);
+        let ack_delay = if awaiting.first {
+            // quinn's first sample sets the average to the raw sample and applies no delay.
+            Some(Duration::ZERO)
+        } else {
+            recover_ack_delay(awaiting.smoothed_before, after, latest, min)
+        };
+        let resolved = Resolved {
+            at: awaiting.at,
+            sent: awaiting.sent,
+            rtt: RttSample {
+                latest,
+                smoothed: awaiting.smoothed_before,
+                min,
+                // A frame whose figures do not fit quinn's rule (the prediction of an update was
+                // wrong) counts as undelayed, as the current frame does.
+                ack_delay: ack_delay.unwrap_or(Duration::ZERO),
+            },
+        };
+        self.resolved = Some(resolved);
+        Some(resolved)
     }
 
     fn on_ack(&mut self, now: Instant, sent: Instant, estimator: &RttEstimator) -> RttSample {
@@ -91,7 +234,8 @@ impl RttTracker {
             smoothed,
             // quinn's minimum starts at the configured initial RTT until the first sample.
             min: estimator.min().min(latest),
-            ack_delay: std::time::Duration::ZERO,
+            // Not known before the next frame; see the module documentation.
+            ack_delay: Duration::ZERO,
         };
         self.sample = Some(sample);
         sample
@@ -100,5 +244,100 @@ impl RttTracker {
     /// The latest sample; before any ACK, none exists and the caller supplies a fallback.
     pub fn sample(&self) -> Option<RttSample> {
         self.sample
+    }
+}
+
+/// The ACK delay quinn subtracted from one frame's sample `latest`, from its smoothed RTT
+/// `before` and `after` that frame's update and its minimum RTT `min` after it:
+/// `latest - (8 * after - 7 * before)`. `None` if the figures cannot come from quinn's update
+/// rule (the subtracted delay is at most `latest - min`, and the smoothed RTT moved at all only
+/// if an update happened); a few nanoseconds of integer-division rounding are absorbed.
+pub fn recover_ack_delay(
+    before: Duration,
+    after: Duration,
+    latest: Duration,
+    min: Duration,
+) -> Option<Duration> {
+    // `(7 * before + adjusted) / 8` truncates to whole nanoseconds: `8 * after` is up to 7 ns
+    // below `7 * before + adjusted`.
+    const ROUNDING_NS: i128 = 8;
+    let adjusted = 8 * after.as_nanos() as i128 - 7 * before.as_nanos() as i128;
+    let latest_ns = latest.as_nanos() as i128;
+    let delay = latest_ns - adjusted;
+    let most = latest_ns - min.as_nanos() as i128;
+    if delay < -ROUNDING_NS || delay > most.max(0) + ROUNDING_NS {
+        return None;
+    }
+    // Rounding never makes the recovered delay larger than it was, only up to 7 ns smaller.
+    let delay = delay.clamp(0, most.max(0)) as u64;
+    Some(Duration::from_nanos(delay))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// quinn's `RttEstimator::update` for a non-first sample, as quinn-proto 0.11.19 has it.
+    fn quinn_update(
+        smoothed: Duration,
+        min: Duration,
+        latest: Duration,
+        ack_delay: Duration,
+    ) -> (Duration, Duration) {
+        let min = min.min(latest);
+        let adjusted = if min + ack_delay <= latest {
+            latest - ack_delay
+        } else {
+            latest
+        };
+        ((7 * smoothed + adjusted) / 8, min)
+    }
+
+    #[test]
+    fn recovers_the_delay_quinn_subtracted() {
+        let cases = [
+            // (smoothed before, min, latest, ack delay)
+            (60 * MS, 60 * MS, 85 * MS, 25 * MS),
+            (
+                61 * MS + Duration::from_nanos(333),
+                60 * MS,
+                63 * MS,
+                Duration::from_micros(2_417),
+            ),
+            (80 * MS, 40 * MS, 41 * MS, Duration::ZERO),
+            (
+                Duration::from_nanos(40_000_007),
+                40 * MS,
+                90 * MS,
+                Duration::from_micros(49_992),
+            ),
+        ];
+        for (before, min, latest, delay) in cases {
+            let (after, min) = quinn_update(before, min, latest, delay);
+            let got = recover_ack_delay(before, after, latest, min).unwrap();
+            let error = got.abs_diff(delay);
+            assert!(error <= Duration::from_nanos(8), "{delay:?}: got {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_delay_quinn_did_not_apply_reads_as_zero() {
+        // min + delay > latest: quinn takes the raw sample, and so does the recovery.
+        let (before, min, latest) = (60 * MS, 60 * MS, 62 * MS);
+        let (after, min) = quinn_update(before, min, latest, 5 * MS);
+        assert_eq!(
+            recover_ack_delay(before, after, latest, min),
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn figures_no_update_could_give_are_rejected() {
+        // The average fell by more than a sample at the minimum could pull it.
+        assert_eq!(recover_ack_delay(80 * MS, 70 * MS, 62 * MS, 60 * MS), None);
+        // The average rose by more than the raw sample could push it.
+        assert_eq!(recover_ack_delay(60 * MS, 70 * MS, 62 * MS, 60 * MS), None);
     }
 }

@@ -1,32 +1,250 @@
-//! `tracing` events (DESIGN 2.4), target `discern::cwnd`, with fields a program can read:
+//! `tracing` events a program can read, and their decoded form, [`Record`].
+//!
+//! Window changes and loss decisions go to target [`TARGET`] (`discern::cwnd`), recovered ACK
+//! delays to [`RTT_TARGET`] (`discern::rtt`), so that a subscriber can take one without the other.
+//! The field names are the constants of [`field`]:
 //!
 //! | field | on | meaning |
 //! |---|---|---|
 //! | `flow` | all | process-unique id of the controller instance (one per connection path) |
 //! | `controller` | all | the controller's id, e.g. `composite`, `composite+quinn-cubic` |
-//! | `event` | all | `window` (the window or state changed) or `loss` (a loss decision) |
-//! | `cwnd`, `ssthresh` | all | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
-//! | `state` | all | `slow-start`, `avoidance` or `recovery` |
+//! | `t_us` | all | when the callback happened, in microseconds since the controller was built (the `now` quinn passed, not the subscriber's clock) |
+//! | `event` | all | `window` (the window or state changed), `loss` (a loss decision) or `rtt` (an ACK frame's delay recovered) |
+//! | `cwnd`, `ssthresh` | window, loss | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
+//! | `state` | window, loss | `slow-start`, `avoidance` or `recovery` |
 //! | `verdict` | loss | `random` or `congestion` |
 //! | `reduced` | loss | whether the window was reduced |
 //! | `lost_packets`, `lost_bytes` | loss | this event's losses |
 //! | `losses_in_window` | loss | packets lost so far in this event's window |
 //! | `sent_age_us` | loss | `now - sent` of the largest lost packet |
-//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence |
+//! | `rtt_us`, `srtt_us`, `min_rtt_us` | loss | the RTT evidence; `srtt_us` is the average the classifier compared against (the TCP-style one for `composite` and `modified-sack`, quinn's otherwise) |
 //! | `threshold_us` | loss | the classifier's threshold, when it has one |
 //! | `reason` | loss | the rule that decided |
+//! | `frame_age_us` | rtt | `now` minus when the ACK frame whose delay was recovered was processed |
+//! | `sent_age_us` | rtt | `now` minus when that frame's newest packet was sent |
+//! | `rtt_us` | rtt | that frame's raw sample (ACK delay included) |
+//! | `ack_delay_us` | rtt | the ACK delay recovered for it |
+//! | `owd_hint_us` | rtt | its forward one-way-delay hint, ACK delay removed |
 //!
-//! Window events are `DEBUG`, loss decisions `INFO`.
+//! Window events are `TRACE` (there is one per ACK in slow start), loss decisions `DEBUG`,
+//! recovered ACK delays `TRACE` (one per ACK frame). Each is built only when a subscriber wants
+//! it. [`Record::decode`] turns an event back into typed values, for a `tracing` layer that
+//! collects them (the harness does exactly that).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::time::Instant;
+
+use tracing::field::{Field, Visit};
 use tracing::Level;
 
-use crate::event::{CongestionEvent, Decision, State};
+use crate::event::{CongestionEvent, Decision, State, Verdict};
+use crate::rtt::Resolved;
 
+/// Target of window and loss events.
 pub const TARGET: &str = "discern::cwnd";
+/// Target of recovered-ACK-delay events.
+pub const RTT_TARGET: &str = "discern::rtt";
+
+/// The names of the events' fields.
+pub mod field {
+    pub const FLOW: &str = "flow";
+    pub const CONTROLLER: &str = "controller";
+    pub const EVENT: &str = "event";
+    pub const T_US: &str = "t_us";
+    pub const CWND: &str = "cwnd";
+    pub const SSTHRESH: &str = "ssthresh";
+    pub const STATE: &str = "state";
+    pub const VERDICT: &str = "verdict";
+    pub const REDUCED: &str = "reduced";
+    pub const LOST_PACKETS: &str = "lost_packets";
+    pub const LOST_BYTES: &str = "lost_bytes";
+    pub const LOSSES_IN_WINDOW: &str = "losses_in_window";
+    pub const SENT_AGE_US: &str = "sent_age_us";
+    pub const RTT_US: &str = "rtt_us";
+    pub const SRTT_US: &str = "srtt_us";
+    pub const MIN_RTT_US: &str = "min_rtt_us";
+    pub const THRESHOLD_US: &str = "threshold_us";
+    pub const REASON: &str = "reason";
+    pub const FRAME_AGE_US: &str = "frame_age_us";
+    pub const ACK_DELAY_US: &str = "ack_delay_us";
+    pub const OWD_HINT_US: &str = "owd_hint_us";
+}
+
+/// One event, decoded.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Record {
+    Window(WindowRecord),
+    Loss(LossRecord),
+    Rtt(RttRecord),
+}
+
+/// Which controller instance an event is about, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Origin {
+    pub flow: u64,
+    pub controller: String,
+    /// Microseconds since the controller was built.
+    pub t_us: u64,
+}
+
+/// The window or the state changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WindowRecord {
+    pub origin: Origin,
+    pub cwnd: u64,
+    /// `None` before the first reduction.
+    pub ssthresh: Option<u64>,
+    pub state: State,
+}
+
+/// A loss decision, with its evidence, and the window after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LossRecord {
+    pub window: WindowRecord,
+    pub verdict: Verdict,
+    pub reduced: bool,
+    pub lost_packets: u64,
+    pub lost_bytes: u64,
+    pub losses_in_window: u64,
+    pub sent_age_us: u64,
+    pub rtt_us: u64,
+    pub srtt_us: u64,
+    pub min_rtt_us: u64,
+    pub threshold_us: Option<u64>,
+    pub reason: String,
+}
+
+/// An ACK frame whose ACK delay was recovered, one frame after it arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct RttRecord {
+    pub flow: u64,
+    pub t_us: u64,
+    /// Emission time minus when the frame was processed.
+    pub frame_age_us: u64,
+    /// Emission time minus when the frame's newest packet was sent.
+    pub sent_age_us: u64,
+    /// The frame's raw sample, ACK delay included.
+    pub rtt_us: u64,
+    pub ack_delay_us: u64,
+    pub owd_hint_us: u64,
+}
+
+impl Record {
+    /// The record an event of [`TARGET`] or [`RTT_TARGET`] carries; `None` for other events or
+    /// ones missing a field.
+    pub fn decode(event: &tracing::Event<'_>) -> Option<Record> {
+        let target = event.metadata().target();
+        if target != TARGET && target != RTT_TARGET {
+            return None;
+        }
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        fields.into_record()
+    }
+}
+
+/// Every field an event may carry, as recorded.
+#[derive(Default)]
+struct Fields {
+    numbers: Vec<(&'static str, u64)>,
+    texts: Vec<(&'static str, String)>,
+    reduced: Option<bool>,
+}
+
+impl Fields {
+    fn number(&self, name: &str) -> Option<u64> {
+        self.numbers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, v)| v)
+    }
+
+    fn text(&self, name: &str) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn into_record(self) -> Option<Record> {
+        let origin = || {
+            Some(Origin {
+                flow: self.number(field::FLOW)?,
+                controller: self.text(field::CONTROLLER)?.to_owned(),
+                t_us: self.number(field::T_US)?,
+            })
+        };
+        let window = || {
+            Some(WindowRecord {
+                origin: origin()?,
+                cwnd: self.number(field::CWND)?,
+                ssthresh: self.number(field::SSTHRESH).filter(|&s| s != u64::MAX),
+                state: State::parse(self.text(field::STATE)?)?,
+            })
+        };
+        match self.text(field::EVENT)? {
+            "window" => Some(Record::Window(window()?)),
+            "loss" => Some(Record::Loss(LossRecord {
+                window: window()?,
+                verdict: Verdict::parse(self.text(field::VERDICT)?)?,
+                reduced: self.reduced?,
+                lost_packets: self.number(field::LOST_PACKETS)?,
+                lost_bytes: self.number(field::LOST_BYTES)?,
+                losses_in_window: self.number(field::LOSSES_IN_WINDOW)?,
+                sent_age_us: self.number(field::SENT_AGE_US)?,
+                rtt_us: self.number(field::RTT_US)?,
+                srtt_us: self.number(field::SRTT_US)?,
+                min_rtt_us: self.number(field::MIN_RTT_US)?,
+                threshold_us: self.number(field::THRESHOLD_US),
+                reason: self.text(field::REASON)?.to_owned(),
+            })),
+            "rtt" => Some(Record::Rtt(RttRecord {
+                flow: self.number(field::FLOW)?,
+                t_us: self.number(field::T_US)?,
+                frame_age_us: self.number(field::FRAME_AGE_US)?,
+                sent_age_us: self.number(field::SENT_AGE_US)?,
+                rtt_us: self.number(field::RTT_US)?,
+                ack_delay_us: self.number(field::ACK_DELAY_US)?,
+                owd_hint_us: self.number(field::OWD_HINT_US)?,
+            })),
+            _ => None,
+        }
+    }
+}
+
+impl Visit for Fields {
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.numbers.push((field.name(), value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if let Ok(value) = u64::try_from(value) {
+            self.numbers.push((field.name(), value));
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if field.name() == field::REDUCED {
+            self.reduced = Some(value);
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.texts.push((field.name(), value.to_owned()));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.texts.push((field.name(), format!("{value:?}")));
+    }
+}
 
 /// A process-unique id for a new controller instance.
 pub(crate) fn next_flow_id() -> u64 {
@@ -42,26 +260,46 @@ pub(crate) struct Snapshot {
     pub state: State,
 }
 
-/// Names a controller instance in its events. A clone is another instance (quinn clones a
-/// controller for a new path), so it gets a flow id of its own.
+/// Names a controller instance in its events, and dates them. A clone is another instance
+/// (quinn clones a controller for a new path), so it gets a flow id of its own.
 #[derive(Debug)]
 pub(crate) struct Tracer {
     pub flow: u64,
     pub controller: Arc<str>,
+    /// When the controller was built: events carry their time since then.
+    epoch: Instant,
+    /// `t_us` of the latest callback that had a time (quinn's MTU update has none).
+    t_us: u64,
 }
 
 impl Clone for Tracer {
     fn clone(&self) -> Self {
-        Self::new(Arc::clone(&self.controller))
+        Self {
+            flow: next_flow_id(),
+            controller: Arc::clone(&self.controller),
+            epoch: self.epoch,
+            t_us: self.t_us,
+        }
     }
 }
 
 impl Tracer {
-    pub fn new(controller: Arc<str>) -> Self {
+    pub fn new(controller: Arc<str>, epoch: Instant) -> Self {
         Self {
             flow: next_flow_id(),
             controller,
+            epoch,
+            t_us: 0,
         }
+    }
+
+    /// Dates the events that follow at `now`.
+    pub fn at(&mut self, now: Instant) {
+        self.t_us = self.t_us_of(now);
+    }
+
+    fn t_us_of(&self, now: Instant) -> u64 {
+        micros(now.saturating_duration_since(self.epoch))
     }
 
     /// Emits a `window` event if anything the logs show changed.
@@ -69,9 +307,10 @@ impl Tracer {
         if before != after {
             tracing::event!(
                 target: TARGET,
-                Level::DEBUG,
+                Level::TRACE,
                 flow = self.flow,
                 controller = &*self.controller,
+                t_us = self.t_us,
                 event = "window",
                 cwnd = after.cwnd,
                 ssthresh = after.ssthresh,
@@ -84,9 +323,10 @@ impl Tracer {
         let evidence = &decision.evidence;
         tracing::event!(
             target: TARGET,
-            Level::INFO,
+            Level::DEBUG,
             flow = self.flow,
             controller = &*self.controller,
+            t_us = self.t_us,
             event = "loss",
             cwnd = after.cwnd,
             ssthresh = after.ssthresh,
@@ -106,17 +346,47 @@ impl Tracer {
     }
 }
 
+/// Emits an `rtt` event for a frame whose ACK delay was recovered at `now`, if a subscriber wants
+/// them; otherwise costs one interest check.
+pub(crate) fn rtt_resolved(tracer: &Tracer, now: Instant, frame: &Resolved) {
+    if !tracing::enabled!(target: RTT_TARGET, Level::TRACE) {
+        return;
+    }
+    tracing::event!(
+        target: RTT_TARGET,
+        Level::TRACE,
+        flow = tracer.flow,
+        controller = &*tracer.controller,
+        t_us = tracer.t_us_of(now),
+        event = "rtt",
+        frame_age_us = micros(now.saturating_duration_since(frame.at)),
+        sent_age_us = micros(now.saturating_duration_since(frame.sent)),
+        rtt_us = micros(frame.rtt.latest),
+        ack_delay_us = micros(frame.rtt.ack_delay),
+        owd_hint_us = micros(frame.rtt.owd_hint()),
+    );
+}
+
 /// A controller whose window the logs follow.
 pub(crate) trait Traced {
     fn tracer(&self) -> &Tracer;
+    fn tracer_mut(&mut self) -> &mut Tracer;
     fn snapshot(&self) -> Snapshot;
 }
 
-/// Runs `change` on `controller` and emits a `window` event if it changed what the logs show.
-/// Most ACKs change nothing worth logging and most processes log nothing at this level, so the
-/// snapshots are taken only when a subscriber wants window events.
-pub(crate) fn log_window_change<T: Traced>(controller: &mut T, change: impl FnOnce(&mut T)) {
-    let before = tracing::enabled!(target: TARGET, Level::DEBUG).then(|| controller.snapshot());
+/// Runs `change` on `controller` at `now` (`None`: a callback without a time) and emits a
+/// `window` event if it changed what the logs show. Most ACKs change nothing worth logging and
+/// most processes log nothing at this level, so the snapshots are taken only when a subscriber
+/// wants window events.
+pub(crate) fn log_window_change<T: Traced>(
+    controller: &mut T,
+    now: Option<Instant>,
+    change: impl FnOnce(&mut T),
+) {
+    if let Some(now) = now {
+        controller.tracer_mut().at(now);
+    }
+    let before = tracing::enabled!(target: TARGET, Level::TRACE).then(|| controller.snapshot());
     change(controller);
     if let Some(before) = before {
         controller
@@ -132,6 +402,7 @@ pub(crate) fn log_decision<T: Traced>(
     event: &CongestionEvent,
     decide: impl FnOnce(&mut T, Snapshot) -> Decision,
 ) {
+    controller.tracer_mut().at(event.now);
     let before = controller.snapshot();
     let decision = decide(controller, before);
     let after = controller.snapshot();

@@ -149,6 +149,7 @@ fn a_single_delayed_ack_does_not_raise_the_full_level() {
         acked_packets: 1,
         in_flight: 0,
         app_limited: false,
+        resolved: None,
     });
     assert_eq!(path.algorithm.classifier().full_queue_delay(), full);
 }

@@ -1,42 +1,29 @@
-//! The `tracing` contract of DESIGN 2.4: readable fields on every window change and loss decision.
+//! The `tracing` contract: every window change and loss decision is an event a program can
+//! decode ([`Record::decode`]), dated by the callback's own time.
 
-use std::collections::BTreeMap;
-use std::fmt::Debug;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use discern::event::{State, Verdict};
 use discern::registry;
-use tracing::field::{Field, Visit};
+use discern::trace::{LossRecord, Record, WindowRecord, TARGET};
+use tracing::Level;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
 
-type Fields = BTreeMap<String, String>;
-
 #[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<Fields>>>);
-
-struct FieldVisitor<'a>(&'a mut Fields);
-
-impl Visit for FieldVisitor<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
-        self.0.insert(field.name().to_owned(), format!("{value:?}"));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(field.name().to_owned(), value.to_owned());
-    }
-}
+struct Capture(Arc<Mutex<Vec<(Level, Record)>>>);
 
 impl<S: tracing::Subscriber> Layer<S> for Capture {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
-        if event.metadata().target() == discern::trace::TARGET {
-            let mut fields = Fields::new();
-            event.record(&mut FieldVisitor(&mut fields));
-            self.0.lock().unwrap().push(fields);
+        if let Some(record) = Record::decode(event) {
+            let level = *event.metadata().level();
+            self.0.lock().unwrap().push((level, record));
         }
     }
 }
 
-fn capture(f: impl FnOnce()) -> Vec<Fields> {
+fn capture(f: impl FnOnce()) -> Vec<(Level, Record)> {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     tracing::subscriber::with_default(subscriber, f);
@@ -44,46 +31,85 @@ fn capture(f: impl FnOnce()) -> Vec<Fields> {
     events
 }
 
+fn losses(events: &[(Level, Record)]) -> Vec<&LossRecord> {
+    events
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Loss(loss) => Some(loss),
+            _ => None,
+        })
+        .collect()
+}
+
+fn windows(events: &[(Level, Record)]) -> Vec<&WindowRecord> {
+    events
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Window(window) => Some(window),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
-fn loss_decisions_carry_verdict_and_evidence() {
+fn loss_decisions_carry_verdict_evidence_and_the_callback_time() {
+    let built = Instant::now();
     let events = capture(|| {
         let mut controller = registry::parse("composite")
             .unwrap()
             .factory()
-            .build(Instant::now(), 1200);
-        let now = Instant::now() + Duration::from_millis(500);
+            .build(built, 1200);
+        let now = built + Duration::from_millis(500);
         controller.on_congestion_event(now, now - Duration::from_millis(40), false, 1200);
         controller.on_congestion_event(now, now - Duration::from_millis(30), false, 1200);
     });
-    let losses: Vec<&Fields> = events.iter().filter(|e| e["event"] == "loss").collect();
+    let losses = losses(&events);
     assert_eq!(losses.len(), 2);
-    assert_eq!(losses[0]["verdict"], "random");
-    assert_eq!(losses[0]["reduced"], "false");
-    assert_eq!(losses[0]["losses_in_window"], "1");
-    assert_eq!(losses[0]["sent_age_us"], "40000");
-    assert_eq!(losses[0]["controller"], "composite");
-    assert_eq!(losses[1]["verdict"], "congestion");
-    assert_eq!(losses[1]["reduced"], "true");
-    assert_eq!(losses[1]["state"], "recovery");
-    assert_eq!(losses[1]["cwnd"], "6000");
-    assert_eq!(losses[1]["ssthresh"], "6000");
-    for key in [
-        "flow",
-        "rtt_us",
-        "srtt_us",
-        "min_rtt_us",
-        "threshold_us",
-        "reason",
-        "lost_packets",
-        "lost_bytes",
-    ] {
-        assert!(losses[1].contains_key(key), "missing {key}");
-    }
-    // The reduction is also a window event.
-    let windows: Vec<&Fields> = events.iter().filter(|e| e["event"] == "window").collect();
+    let (first, second) = (losses[0], losses[1]);
+    assert_eq!(first.verdict, Verdict::Random);
+    assert!(!first.reduced);
+    assert_eq!(first.losses_in_window, 1);
+    assert_eq!(first.sent_age_us, 40_000);
+    assert_eq!(first.window.origin.controller, "composite");
+    assert_eq!(
+        first.window.origin.t_us, 500_000,
+        "time since the controller was built"
+    );
+    assert_eq!(second.verdict, Verdict::Congestion);
+    assert!(second.reduced);
+    assert_eq!(second.window.state, State::Recovery);
+    assert_eq!(second.window.cwnd, 6000);
+    assert_eq!(second.window.ssthresh, Some(6000));
+    assert_eq!(second.lost_packets, 1);
+    assert!(!second.reason.is_empty());
+    // The reduction is also a window event of the same flow.
+    let windows = windows(&events);
     assert_eq!(windows.len(), 1);
-    assert_eq!(windows[0]["cwnd"], "6000");
-    assert_eq!(windows[0]["flow"], losses[0]["flow"]);
+    assert_eq!(windows[0].cwnd, 6000);
+    assert_eq!(windows[0].origin.flow, first.window.origin.flow);
+}
+
+#[test]
+fn window_events_are_trace_and_loss_decisions_debug() {
+    let built = Instant::now();
+    let events = capture(|| {
+        let mut controller = registry::parse("newreno")
+            .unwrap()
+            .factory()
+            .build(built, 1200);
+        let now = built + Duration::from_millis(100);
+        controller.on_sent(now, 1200, 1);
+        controller.on_congestion_event(now, now - Duration::from_millis(10), false, 1200);
+    });
+    assert!(!events.is_empty());
+    for (level, record) in &events {
+        let expected = match record {
+            Record::Window(_) => Level::TRACE,
+            Record::Loss(_) => Level::DEBUG,
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(*level, expected, "{record:?}");
+    }
 }
 
 #[test]
@@ -98,14 +124,31 @@ fn each_controller_instance_has_its_own_flow_id() {
             controller.on_congestion_event(now, now, true, 1200);
         }
     });
-    let flows: Vec<&String> = events
+    let losses = losses(&events);
+    assert_eq!(losses.len(), 2);
+    assert_ne!(losses[0].window.origin.flow, losses[1].window.origin.flow);
+    assert!(losses
         .iter()
-        .filter(|e| e["event"] == "loss")
-        .map(|e| &e["flow"])
-        .collect();
-    assert_eq!(flows.len(), 2);
-    assert_ne!(flows[0], flows[1]);
-    assert!(events
-        .iter()
-        .all(|e| e["controller"] == "wnewreno+quinn-cubic"));
+        .all(|l| l.window.origin.controller == "wnewreno+quinn-cubic"));
+}
+
+#[test]
+fn events_of_other_targets_decode_to_nothing() {
+    #[derive(Clone, Default)]
+    struct Count(Arc<Mutex<(usize, usize)>>);
+    impl<S: tracing::Subscriber> Layer<S> for Count {
+        fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+            let mut count = self.0.lock().unwrap();
+            count.0 += 1;
+            count.1 += usize::from(Record::decode(event).is_some());
+        }
+    }
+    let count = Count::default();
+    let subscriber = tracing_subscriber::registry().with(count.clone());
+    tracing::subscriber::with_default(subscriber, || {
+        tracing::info!(target: "elsewhere", event = "loss", cwnd = 1u64);
+        // The right target but a field missing: not a record.
+        tracing::debug!(target: TARGET, event = "window", cwnd = 1u64);
+    });
+    assert_eq!(*count.0.lock().unwrap(), (2, 0));
 }

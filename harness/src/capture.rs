@@ -18,17 +18,13 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-pub const TARGET: &str = "discern::cwnd";
+pub use discern::event::Verdict;
+pub use discern::trace::{RTT_TARGET, TARGET};
+
+use discern::trace::Record;
 /// The span a runner enters (or instruments a flow's tasks with) around a flow's sender-side
 /// work, with fields `index` (the flow) and `role` (`sender` or `receiver`).
 pub const SPAN: &str = "discern_flow";
-
-/// What a controller concluded about a loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Random,
-    Congestion,
-}
 
 /// One controller event, as far as the runners use it.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,8 +38,24 @@ pub struct CwndEvent {
     pub ssthresh: Option<u64>,
     pub verdict: Option<Verdict>,
     pub sent_age_us: Option<u64>,
+    /// An `rtt` event (an ACK frame's delay recovered), kept only by
+    /// [`CaptureLayer::with_delays`].
+    pub delay: Option<FrameDelay>,
     /// The decision answered an ECN congestion mark (quinn's `lost_bytes == 0` event), not a loss.
     pub ecn_mark: bool,
+}
+
+/// The fields of an `rtt` event: one ACK frame whose ACK delay the controller recovered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FrameDelay {
+    /// When the event was emitted minus when the frame was processed.
+    pub frame_age_us: u64,
+    /// When the event was emitted minus when the frame's newest packet was sent.
+    pub sent_age_us: u64,
+    /// The frame's raw RTT sample.
+    pub rtt_us: u64,
+    pub ack_delay_us: u64,
+    pub owd_hint_us: u64,
 }
 
 /// Captured events, drained by the runner.
@@ -84,72 +96,34 @@ impl Visit for TagVisitor {
     }
 }
 
-struct EventVisitor<'a>(&'a mut CwndEvent);
-
-impl EventVisitor<'_> {
-    fn text(&mut self, name: &str, value: &str) {
-        match name {
-            "event" => self.0.loss = value == "loss",
-            "reason" => self.0.ecn_mark = value == "ECN congestion mark",
-            "verdict" => {
-                self.0.verdict = match value {
-                    "random" => Some(Verdict::Random),
-                    "congestion" => Some(Verdict::Congestion),
-                    _ => None,
-                }
-            }
-            _ => {}
-        }
-    }
-    fn number(&mut self, name: &str, value: u64) {
-        match name {
-            "cwnd" => self.0.cwnd = Some(value),
-            "ssthresh" => self.0.ssthresh = Some(value),
-            "sent_age_us" => self.0.sent_age_us = Some(value),
-            _ => {}
-        }
-    }
-}
-
-impl Visit for EventVisitor<'_> {
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.number(field.name(), value);
-    }
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        if let Ok(v) = u64::try_from(value) {
-            self.number(field.name(), v);
-        }
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.text(field.name(), value);
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        let s = format!("{value:?}");
-        let s = s.trim_matches('"');
-        if let Ok(v) = s.parse::<u64>() {
-            self.number(field.name(), v);
-        } else {
-            self.text(field.name(), s);
-        }
-    }
-}
-
 /// The layer: keeps `discern::cwnd` events of sender-side spans.
 pub struct CaptureLayer {
     sink: Sink,
+    /// Whether to keep the `TRACE`-level `rtt` events too (one per ACK frame).
+    delays: bool,
 }
 
 impl CaptureLayer {
+    /// Window and loss events only.
     pub fn new(sink: Sink) -> Self {
-        Self { sink }
+        Self {
+            sink,
+            delays: false,
+        }
     }
-}
 
-fn wanted(meta: &Metadata<'_>) -> bool {
-    if meta.is_span() {
-        meta.name() == SPAN
-    } else {
-        meta.target() == TARGET
+    /// Also every `rtt` event, for a runner that checks recovered ACK delays against its ground
+    /// truth and drains the sink as it goes.
+    pub fn with_delays(sink: Sink) -> Self {
+        Self { sink, delays: true }
+    }
+
+    fn wanted(&self, meta: &Metadata<'_>) -> bool {
+        if meta.is_span() {
+            meta.name() == SPAN
+        } else {
+            meta.target() == TARGET || (self.delays && meta.target() == RTT_TARGET)
+        }
     }
 }
 
@@ -158,7 +132,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if wanted(meta) {
+        if self.wanted(meta) {
             Interest::always()
         } else {
             Interest::never()
@@ -166,7 +140,7 @@ where
     }
 
     fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        wanted(meta)
+        self.wanted(meta)
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
@@ -184,9 +158,9 @@ where
     }
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
-        if event.metadata().target() != TARGET {
+        let Some(record) = Record::decode(event) else {
             return;
-        }
+        };
         let Some(span) = ctx.event_span(event) else {
             return;
         };
@@ -204,9 +178,35 @@ where
             ssthresh: None,
             verdict: None,
             sent_age_us: None,
+            delay: None,
             ecn_mark: false,
         };
-        event.record(&mut EventVisitor(&mut e));
+        // `u64::MAX` stands for "no reduction yet", as in the events themselves.
+        let window = |e: &mut CwndEvent, w: &discern::trace::WindowRecord| {
+            e.cwnd = Some(w.cwnd);
+            e.ssthresh = Some(w.ssthresh.unwrap_or(u64::MAX));
+        };
+        match &record {
+            Record::Window(w) => window(&mut e, w),
+            Record::Loss(loss) => {
+                window(&mut e, &loss.window);
+                e.loss = true;
+                e.verdict = Some(loss.verdict);
+                e.sent_age_us = Some(loss.sent_age_us);
+                // quinn reports a CE mark as a congestion event that lost nothing.
+                e.ecn_mark = loss.lost_bytes == 0 && loss.lost_packets == 0;
+            }
+            Record::Rtt(rtt) => {
+                e.delay = Some(FrameDelay {
+                    frame_age_us: rtt.frame_age_us,
+                    sent_age_us: rtt.sent_age_us,
+                    rtt_us: rtt.rtt_us,
+                    ack_delay_us: rtt.ack_delay_us,
+                    owd_hint_us: rtt.owd_hint_us,
+                });
+            }
+            _ => return,
+        }
         if let Ok(mut sink) = self.sink.lock() {
             sink.push(e);
         }
@@ -219,6 +219,38 @@ mod tests {
     use tracing_subscriber::layer::SubscriberExt;
 
     #[test]
+    fn rtt_events_are_kept_only_when_asked_for() {
+        let capture = |layer: fn(Sink) -> CaptureLayer| {
+            let sink = Sink::default();
+            let subscriber = tracing_subscriber::registry().with(layer(sink.clone()));
+            tracing::subscriber::with_default(subscriber, || {
+                let s = tracing::info_span!(SPAN, index = 1u64, role = "sender");
+                s.in_scope(|| {
+                    tracing::trace!(target: "discern::rtt", flow = 9u64, controller = "x",
+                        t_us = 1u64, event = "rtt", frame_age_us = 5u64, sent_age_us = 45u64,
+                        rtt_us = 40u64, ack_delay_us = 3u64, owd_hint_us = 20u64);
+                });
+            });
+            let got = sink.lock().unwrap().clone();
+            got
+        };
+        assert!(capture(CaptureLayer::new).is_empty());
+        let got = capture(CaptureLayer::with_delays);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].sent_age_us, None);
+        assert_eq!(
+            got[0].delay,
+            Some(FrameDelay {
+                frame_age_us: 5,
+                sent_age_us: 45,
+                rtt_us: 40,
+                ack_delay_us: 3,
+                owd_hint_us: 20,
+            })
+        );
+    }
+
+    #[test]
     fn captures_sender_events_only() {
         let sink = Sink::default();
         let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
@@ -226,15 +258,20 @@ mod tests {
             let s = tracing::info_span!(SPAN, index = 3u64, role = "sender");
             let r = tracing::info_span!(SPAN, index = 3u64, role = "receiver");
             s.in_scope(|| {
-                tracing::debug!(target: "discern::cwnd", flow = 99u64, event = "loss",
-                    cwnd = 1000u64, ssthresh = 500u64, state = "recovery", verdict = "random",
-                    reduced = false, sent_age_us = 42u64);
+                tracing::debug!(target: "discern::cwnd", flow = 99u64, controller = "x",
+                    t_us = 7u64, event = "loss", cwnd = 1000u64, ssthresh = 500u64,
+                    state = "recovery", verdict = "random", reduced = false, lost_packets = 1u64,
+                    lost_bytes = 1200u64, losses_in_window = 1u64, sent_age_us = 42u64,
+                    rtt_us = 40u64, srtt_us = 40u64, min_rtt_us = 40u64, reason = "test");
                 tracing::debug!(target: "other", cwnd = 1u64);
             });
             r.in_scope(|| {
-                tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 7u64);
+                tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x",
+                    t_us = 1u64, event = "window", cwnd = 7u64, ssthresh = 7u64,
+                    state = "avoidance");
             });
-            tracing::debug!(target: "discern::cwnd", event = "window", cwnd = 8u64);
+            tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x", t_us = 1u64,
+                event = "window", cwnd = 8u64, ssthresh = 8u64, state = "avoidance");
         });
         let mut got = sink.lock().unwrap().clone();
         let at = got.first().map(|e| e.at).unwrap_or_else(Instant::now);
@@ -249,6 +286,7 @@ mod tests {
                 ssthresh: Some(500),
                 verdict: Some(Verdict::Random),
                 sent_age_us: Some(42),
+                delay: None,
                 ecn_mark: false,
             }]
         );

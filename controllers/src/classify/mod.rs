@@ -8,6 +8,7 @@
 //! ([`crate::LossFilter`]).
 
 mod backlog;
+mod cen;
 mod owd_threshold;
 mod queue_full;
 mod rtt_tolerance;
@@ -18,6 +19,7 @@ use std::fmt::Debug;
 use std::time::Duration;
 
 pub use backlog::Backlog;
+pub use cen::{Spike, Trend, ZigZag};
 pub use owd_threshold::OwdThreshold;
 pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;
@@ -49,6 +51,12 @@ pub trait Classifier: Clone + Debug + Send + Sync + 'static {
 
     /// Hears of an ECN congestion mark, which is congestion whatever the classifier thinks.
     fn on_ecn_mark(&mut self, _event: &CongestionEvent) {}
+
+    /// The smoothed RTT this classifier compares against, when it keeps its own (the papers'
+    /// TCP SRTT, [`TcpSrtt`]); the loss event's `srtt_us` logs it instead of quinn's.
+    fn smoothed_rtt(&self) -> Option<Duration> {
+        None
+    }
 
     /// Classifies a loss event. `losses_in_window` counts the packets lost in the current window,
     /// this event included (see [`crate::episode`]).
@@ -102,8 +110,12 @@ impl<C: Classifier> Discriminator<C> {
         } else {
             self.classifier.classify(event, losses_in_window)
         };
+        let mut rtt = event.rtt;
+        if let Some(smoothed) = self.classifier.smoothed_rtt() {
+            rtt.smoothed = smoothed;
+        }
         let evidence = Evidence {
-            rtt: event.rtt,
+            rtt,
             threshold: classification.threshold,
             losses_in_window,
             reason: classification.reason,

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::{threshold_above, Classification, Classifier, DEFAULT_GRANULARITY};
-use crate::event::{Ack, CongestionEvent, RttSample, Verdict};
+use crate::event::{Ack, AckBatch, CongestionEvent, RttSample, Verdict};
 
 /// Paper 002 (Pawale, Vanjale 2019, "Performance Improvement of TCP New Reno using one way delay
 /// Measurement"), section IV, Fig. 3: a one-way-delay threshold `min_owd * (1 + margin)`.
@@ -15,8 +15,10 @@ use crate::event::{Ack, CongestionEvent, RttSample, Verdict};
 ///
 /// The paper checks on the first duplicate ACK and then retransmits at once; in QUIC,
 /// retransmission is always immediate on loss detection, so only the window decision is ported.
-/// quinn 0.11 does not pass the peer's ACK delay to controllers, so the hint includes it; keep
-/// the peer's `max_ack_delay` small on paths where the margin is a few milliseconds.
+/// The hint is [`RttSample::owd_hint`], built from the sample without the peer's ACK delay: quinn
+/// 0.11 does not pass that delay to controllers, the crate recovers it one frame late (see
+/// [`crate::event::AckBatch::resolved`]), and the frame that reveals a loss is one a QUIC
+/// receiver sends at once (RFC 9000 section 13.2.1), so its own sample carries no delay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OwdThreshold {
     margin: f64,
@@ -36,10 +38,9 @@ impl OwdThreshold {
         }
     }
 
-    /// The forward one-way-delay hint of an RTT sample.
+    /// The forward one-way-delay hint of an RTT sample, without the ACK delay known for it.
     pub fn owd_hint(rtt: &RttSample) -> Duration {
-        let min = rtt.min.min(rtt.latest);
-        min / 2 + rtt.latest.saturating_sub(min)
+        rtt.owd_hint()
     }
 
     fn observe(&mut self, rtt: &RttSample) -> Duration {
@@ -59,6 +60,13 @@ impl Default for OwdThreshold {
 impl Classifier for OwdThreshold {
     fn on_ack(&mut self, ack: &Ack) {
         self.observe(&ack.rtt);
+    }
+
+    /// A delayed frame's sample, once its delay is known, may show the smallest one-way delay.
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        if let Some(resolved) = &batch.resolved {
+            self.observe(resolved);
+        }
     }
 
     fn classify(&mut self, event: &CongestionEvent, _losses_in_window: u64) -> Classification {

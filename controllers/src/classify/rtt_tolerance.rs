@@ -56,6 +56,10 @@ impl Classifier for RttTolerance {
         self.srtt.on_ack_batch(batch);
     }
 
+    fn smoothed_rtt(&self) -> Option<Duration> {
+        self.srtt.get()
+    }
+
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
         let average = self.srtt.get_or(event.rtt.smoothed);
         let threshold = threshold_above(average, self.tolerance, self.granularity);

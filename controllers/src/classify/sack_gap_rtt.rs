@@ -40,6 +40,10 @@ impl Classifier for SackGapAndRtt {
         self.srtt.on_ack_batch(batch);
     }
 
+    fn smoothed_rtt(&self) -> Option<Duration> {
+        self.srtt.get()
+    }
+
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
         // The RTT above which `RTT > SRTT` holds at the clock's resolution.
         let srtt = self.srtt.get_or(event.rtt.smoothed);

@@ -68,6 +68,7 @@ impl<A: Algorithm> Path<A> {
                     acked_packets: 1 + packet % 2,
                     in_flight: (packets - packet - 1) * MSS,
                     app_limited: false,
+                    resolved: Some(self.rtt),
                 });
             }
         }

@@ -143,6 +143,7 @@ mod tests {
             ssthresh: Some(ss),
             verdict: loss.then_some(Verdict::Random),
             sent_age_us: None,
+            delay: None,
             ecn_mark: false,
         };
         let e1 = ev(15, 5000, u64::MAX, false);

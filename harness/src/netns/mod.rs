@@ -391,5 +391,6 @@ fn summarise(
         links,
         drops: Some(drops),
         verdict_accuracy: None,
+        delay_signals: None,
     }
 }

@@ -297,6 +297,9 @@ impl TcpFlow {
                             e.kind(),
                             ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
                         ) => {}
+                    // The receiver ends at the deadline and closes its socket, so a write
+                    // racing with that fails (broken pipe, reset): the run's end, not an error.
+                    Err(_) if ended(&done) => break 'send,
                     Err(e) => {
                         send_error = Some(e);
                         break 'send;

@@ -15,11 +15,13 @@
 //! * Ground truth (`truth`): every drop with its cause and the instant quinn produced the packet,
 //!   against which the controllers' verdicts (captured from their `tracing` events by `capture`)
 //!   are scored: a loss event's `now - sent_age_us` (microsecond resolution) names the dropped
-//!   packet.
+//!   packet. And per flow, when each sender datagram reached the receiver and what the receiver
+//!   had received when it sent each of its datagrams, against which the controllers' recovered
+//!   ACK delays and one-way-delay hints (their `rtt` events) are scored.
 //!
-//! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The sender asks
-//! the receiver (ACK frequency extension) to acknowledge every other packet and to delay an ACK
-//! by at most 1 ms. Flow-control windows are many path BDPs deep unless the flow sets
+//! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The receiver
+//! acknowledges as quinn does by default (every other packet, or after up to 25 ms) unless the
+//! flow sets `max_ack_delay`, which the sender then asks for (ACK frequency extension). Flow-control windows are many path BDPs deep unless the flow sets
 //! `receive_window` (the receiver's advertised window, which then caps the bytes in flight), and
 //! the idle timeout outlives the run, so otherwise the congestion controller alone limits each flow.
 
@@ -85,7 +87,7 @@ pub enum SimError {
 pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
     let wall = Instant::now();
     let sink = Sink::default();
-    let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
+    let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
         let mut sim = Sim::new(scenario, sink)?;
         sim.run()?;
@@ -212,6 +214,7 @@ impl Sim {
                 }
                 Event::Packet(p) => match self.net.forward(now, p) {
                     Some(p) => {
+                        self.net.arrived(now, &p);
                         let i = p.flow as usize;
                         self.flows[i].receive(now, p, &mut self.net)?;
                         Some(i)
@@ -258,6 +261,10 @@ impl Sim {
             self.captured.append(&mut sink);
         }
         for e in self.captured.drain(..) {
+            if let Some(delay) = &e.delay {
+                self.net.delays.score(e.flow, now, delay);
+                continue;
+            }
             let Some(f) = self.flows.get_mut(e.flow) else {
                 continue;
             };
@@ -387,6 +394,7 @@ impl Sim {
             links,
             drops: Some(self.net.truth.drops()),
             verdict_accuracy: Some(accuracy),
+            delay_signals: self.net.delays.summary(),
         };
         (summary, series, self.net.quinn_time)
     }

@@ -10,7 +10,7 @@ use quinn_proto::EcnCodepoint;
 use super::clock::{Clock, EventQueue, VTime};
 use super::link::{LinkDir, Outcome};
 use super::loss::Direction;
-use super::truth::{Cause, DropRecord, GroundTruth, Side};
+use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
 use crate::scenario::Scenario;
 
 /// A datagram in flight.
@@ -21,6 +21,9 @@ pub struct Packet {
     pub hop: u16,
     /// When quinn produced it.
     pub sent: VTime,
+    /// A receiver datagram: `(arrival, sent)` of the latest sender datagram to have reached the
+    /// receiver when it was sent, i.e. the newest packet its ACK frame acknowledges.
+    pub newest: Option<(VTime, VTime)>,
     pub ecn: Option<EcnCodepoint>,
     pub data: BytesMut,
 }
@@ -52,6 +55,7 @@ pub struct Net {
     pub links: Vec<LinkDir>,
     routes: Vec<Route>,
     pub truth: GroundTruth,
+    pub delays: DelayTruth,
     pool: BytesMut,
     /// Scratch buffer for `poll_transmit` and endpoint responses.
     pub scratch: Vec<u8>,
@@ -96,6 +100,7 @@ impl Net {
             links,
             routes,
             truth: GroundTruth::default(),
+            delays: DelayTruth::default(),
             pool: BytesMut::new(),
             scratch: Vec::with_capacity(2048),
             quinn_time: Duration::ZERO,
@@ -121,12 +126,25 @@ impl Net {
             from: side,
             hop: 0,
             sent: now,
+            newest: match side {
+                Side::Sender => None,
+                Side::Receiver => self.delays.latest_arrival(flow),
+            },
             ecn,
             data,
         };
         // A path without links: deliver as a separate event, never from inside a send.
         if let Some(p) = self.forward(now, packet) {
             self.queue.push(now, Event::Packet(p));
+        }
+    }
+
+    /// The packet reached its destination at `now`: the ground truth of delays notes it.
+    pub fn arrived(&mut self, now: VTime, packet: &Packet) {
+        let flow = packet.flow as usize;
+        match packet.from {
+            Side::Sender => self.delays.at_receiver(flow, now, packet.sent),
+            Side::Receiver => self.delays.at_sender(flow, now, packet.sent, packet.newest),
         }
     }
 

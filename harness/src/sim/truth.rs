@@ -1,12 +1,14 @@
-//! Ground truth: every datagram the simulator dropped, and why. Controller verdicts are scored
-//! against it.
+//! Ground truth: every datagram the simulator dropped, and why, against which controller verdicts
+//! are scored; and the ACK delay and forward one-way delay behind every ACK frame, against which
+//! the controllers' recovered ACK delays and one-way-delay hints are scored.
 
 use std::collections::BTreeMap;
 
 use super::clock::VTime;
 use super::loss::Direction;
+use crate::capture::FrameDelay;
 pub use crate::capture::Verdict;
-use crate::report::{Drops, VerdictAccuracy};
+use crate::report::{DelaySignals, Drops, VerdictAccuracy};
 
 /// Which endpoint of a flow sent a datagram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,6 +105,54 @@ impl GroundTruth {
 mod tests {
     use super::*;
 
+    #[test]
+    fn delay_truth_matches_frames_by_time_and_prunes_what_it_scored() {
+        let us = 1000;
+        let mut t = DelayTruth::default();
+        // Packet sent at 1 ms arrives at 21 ms; the receiver acks it at 21.5 ms, the ACK arrives
+        // at 41.5 ms; the controller recovers the delay when the next frame comes at 42 ms.
+        t.at_receiver(0, 21_000 * us, 1_000 * us);
+        let newest = t.latest_arrival(0);
+        t.at_sender(0, 41_500 * us, 21_500 * us, newest);
+        t.at_sender(0, 41_900 * us, 21_900 * us, newest);
+        let frame = FrameDelay {
+            frame_age_us: 500,
+            sent_age_us: 41_000,
+            rtt_us: 40_500,
+            ack_delay_us: 480,
+            owd_hint_us: 20_100,
+        };
+        t.score(0, 42_000 * us, &frame);
+        // The same frame again (a filter and the controller behind it): scored once.
+        t.score(0, 42_000 * us, &frame);
+        // A frame no receiver datagram carried.
+        t.score(
+            0,
+            43_000 * us,
+            &FrameDelay {
+                frame_age_us: 100,
+                ..frame
+            },
+        );
+        let s = t.summary().unwrap();
+        assert_eq!((s.frames_checked, s.frames_unmatched), (1, 1));
+        assert_eq!(s.ack_delay_within_100us, 1.0);
+        assert_eq!(s.ack_delay_error_mean_us, 20.0);
+        assert_eq!(s.owd_hint_bias_us, 100.0);
+        assert_eq!(s.owd_hint_error_p95_us, 100);
+    }
+
+    #[test]
+    fn histogram_quantiles_are_bin_floors() {
+        let mut h = ErrorHistogram::default();
+        for us in 0..100 {
+            h.add(us * 50);
+        }
+        assert_eq!(h.quantile(0.5), 2400);
+        assert_eq!(h.quantile(0.95), 4700);
+        assert_eq!(h.quantile(1.0), 4900);
+    }
+
     fn rec(flow: usize, sent: VTime, cause: Cause) -> DropRecord {
         DropRecord {
             flow,
@@ -139,5 +189,230 @@ mod tests {
         GroundTruth::score(&mut acc, Verdict::Random, None);
         assert_eq!(acc.random_as_random, 1);
         assert_eq!(acc.spurious, 1);
+    }
+}
+
+/// What the receiver knew when it sent one datagram that reached the sender: the datagram's ACK
+/// frame acknowledges, as its newest packet, the last sender datagram to have arrived (links are
+/// FIFO, so the newest arrival is the largest packet number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckTruth {
+    /// When the receiver sent the datagram.
+    pub ack_sent: VTime,
+    /// When the newest sender datagram it acknowledges was sent, and when it reached the receiver.
+    pub newest_sent: VTime,
+    pub newest_arrival: VTime,
+}
+
+/// Receiver datagrams older than this at the sender are forgotten even if no controller event
+/// ever asked for them (quinn's own controllers emit none).
+const ACK_HORIZON: VTime = 10_000_000_000;
+
+/// A recovered delay this close to the truth counts as recovered (microseconds).
+const WITHIN: u64 = 100;
+
+/// A frame the receiver held at least this long counts as delayed (microseconds).
+const DELAYED: u64 = 500;
+
+/// Errors in microseconds: 1 us bins up to 1 ms, then 100 us bins up to 101 ms, then one overflow
+/// bin; memory stays fixed however long the run.
+#[derive(Debug, Clone)]
+struct ErrorHistogram {
+    bins: Vec<u64>,
+    count: u64,
+    sum_us: u128,
+}
+
+impl Default for ErrorHistogram {
+    fn default() -> Self {
+        Self {
+            bins: vec![0; 2002],
+            count: 0,
+            sum_us: 0,
+        }
+    }
+}
+
+impl ErrorHistogram {
+    fn bin(us: u64) -> usize {
+        if us < 1000 {
+            us as usize
+        } else {
+            (1000 + (us - 1000) / 100).min(2001) as usize
+        }
+    }
+
+    fn floor(bin: usize) -> u64 {
+        if bin < 1000 {
+            bin as u64
+        } else {
+            1000 + (bin as u64 - 1000) * 100
+        }
+    }
+
+    fn add(&mut self, us: u64) {
+        self.bins[Self::bin(us)] += 1;
+        self.count += 1;
+        self.sum_us += u128::from(us);
+    }
+
+    fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_us as f64 / self.count as f64
+        }
+    }
+
+    /// The lower edge of the bin holding the `q` quantile.
+    fn quantile(&self, q: f64) -> u64 {
+        let rank = (q * self.count as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (bin, &n) in self.bins.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Self::floor(bin);
+            }
+        }
+        0
+    }
+}
+
+/// Per flow: the sender's datagrams as they reach the receiver, the receiver's as they reach the
+/// sender, and the score of every `rtt` event matched against them.
+#[derive(Debug, Default)]
+pub struct DelayTruth {
+    /// Per flow: (arrival, sent) of the latest sender datagram at the receiver.
+    latest_arrival: Vec<Option<(VTime, VTime)>>,
+    /// Per flow: receiver datagrams by their arrival at the sender.
+    acks: Vec<BTreeMap<VTime, AckTruth>>,
+    /// Per flow: arrival at the sender of the last frame scored.
+    last_scored: Vec<Option<VTime>>,
+    checked: u64,
+    unmatched: u64,
+    within: u64,
+    delayed: u64,
+    delayed_within: u64,
+    ack_delay_error: ErrorHistogram,
+    owd_error: ErrorHistogram,
+    owd_signed_sum_us: i128,
+}
+
+impl DelayTruth {
+    fn flow(&mut self, flow: usize) {
+        if self.acks.len() <= flow {
+            self.acks.resize_with(flow + 1, BTreeMap::new);
+            self.latest_arrival.resize(flow + 1, None);
+            self.last_scored.resize(flow + 1, None);
+        }
+    }
+
+    /// What the receiver of `flow` knows when it sends a datagram: the latest sender datagram to
+    /// have reached it, as `(arrival, sent)`.
+    pub fn latest_arrival(&self, flow: usize) -> Option<(VTime, VTime)> {
+        self.latest_arrival.get(flow).copied().flatten()
+    }
+
+    /// A sender datagram sent at `sent` reached the receiver of `flow` at `now`.
+    pub fn at_receiver(&mut self, flow: usize, now: VTime, sent: VTime) {
+        self.flow(flow);
+        self.latest_arrival[flow] = Some((now, sent));
+    }
+
+    /// A receiver datagram sent at `ack_sent`, when the receiver's latest arrival was `newest`,
+    /// reached the sender of `flow` at `now`.
+    pub fn at_sender(
+        &mut self,
+        flow: usize,
+        now: VTime,
+        ack_sent: VTime,
+        newest: Option<(VTime, VTime)>,
+    ) {
+        let Some((newest_arrival, newest_sent)) = newest else {
+            return;
+        };
+        self.flow(flow);
+        let acks = &mut self.acks[flow];
+        acks.insert(
+            now,
+            AckTruth {
+                ack_sent,
+                newest_sent,
+                newest_arrival,
+            },
+        );
+        while acks
+            .first_key_value()
+            .is_some_and(|(&at, _)| at + ACK_HORIZON < now)
+        {
+            acks.pop_first();
+        }
+    }
+
+    /// Scores one `rtt` event of `flow` emitted at `now`: finds the receiver datagram that
+    /// arrived when the frame was processed (the event's ages are whole microseconds, so within
+    /// one microsecond) and whose newest packet was sent when the frame's newest packet was.
+    pub fn score(&mut self, flow: usize, now: VTime, frame: &FrameDelay) {
+        self.flow(flow);
+        let window = |age_us: u64| {
+            let to = now.saturating_sub(age_us.saturating_mul(1000));
+            (now.saturating_sub((age_us + 1).saturating_mul(1000)) + 1).min(to)..=to
+        };
+        let (frames, sends) = (window(frame.frame_age_us), window(frame.sent_age_us));
+        // A classifier in front of one of this crate's controllers (`composite+newreno`) and
+        // the controller behind it both report each frame: score it once.
+        if self.last_scored[flow].is_some_and(|at| frames.contains(&at)) {
+            return;
+        }
+        let acks = &mut self.acks[flow];
+        let mut candidates = acks.range(frames.clone());
+        let matched = match (candidates.next(), candidates.next()) {
+            (Some((&at, &truth)), None) if sends.contains(&truth.newest_sent) => Some((at, truth)),
+            _ => None,
+        };
+        // Later events belong to later frames: nothing up to this one will be asked for again.
+        let keep = acks.split_off(&frames.end().saturating_add(1));
+        *acks = keep;
+        let Some((at, truth)) = matched else {
+            self.unmatched += 1;
+            return;
+        };
+        self.last_scored[flow] = Some(at);
+        let true_delay_us = truth.ack_sent.saturating_sub(truth.newest_arrival) / 1000;
+        let true_owd_us = truth.newest_arrival.saturating_sub(truth.newest_sent) / 1000;
+        let ack_error = frame.ack_delay_us.abs_diff(true_delay_us);
+        self.checked += 1;
+        if ack_error <= WITHIN {
+            self.within += 1;
+        }
+        if true_delay_us >= DELAYED {
+            self.delayed += 1;
+            if ack_error <= WITHIN {
+                self.delayed_within += 1;
+            }
+        }
+        self.ack_delay_error.add(ack_error);
+        self.owd_error.add(frame.owd_hint_us.abs_diff(true_owd_us));
+        self.owd_signed_sum_us += i128::from(frame.owd_hint_us) - i128::from(true_owd_us);
+    }
+
+    /// The run's figures, or `None` if no controller reported a recovered delay.
+    pub fn summary(&self) -> Option<DelaySignals> {
+        if self.checked + self.unmatched == 0 {
+            return None;
+        }
+        let n = self.checked.max(1) as f64;
+        Some(DelaySignals {
+            frames_checked: self.checked,
+            frames_unmatched: self.unmatched,
+            ack_delay_within_100us: self.within as f64 / n,
+            frames_delayed: self.delayed,
+            delayed_within_100us: self.delayed_within as f64 / self.delayed.max(1) as f64,
+            ack_delay_error_mean_us: self.ack_delay_error.mean(),
+            ack_delay_error_p95_us: self.ack_delay_error.quantile(0.95),
+            owd_hint_bias_us: self.owd_signed_sum_us as f64 / n,
+            owd_hint_error_mean_us: self.owd_error.mean(),
+            owd_hint_error_p95_us: self.owd_error.quantile(0.95),
+        })
     }
 }

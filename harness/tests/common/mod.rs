@@ -68,6 +68,7 @@ pub fn synthetic(controllers: &[&str], goodput_bps: f64, samples: usize) -> RunO
                 congestion_as_random: 0,
                 spurious: 0,
             }),
+            delay_signals: None,
         },
         series,
         timing: Timing {

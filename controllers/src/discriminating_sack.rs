@@ -1,0 +1,70 @@
+use std::sync::Arc;
+use std::time::Instant;
+
+use quinn_proto::congestion::{Controller, ControllerFactory};
+
+use crate::algorithm::WindowAlgorithm;
+use crate::classify::Classifier;
+use crate::param::{at_least, ParamError};
+use crate::window::DEFAULT_INITIAL_WINDOW;
+use crate::Adapter;
+
+/// SACK TCP's window (NewReno's response with QUIC's ACK ranges: halve once per window, Reno
+/// growth) that keeps its window on the losses `C` calls random.
+///
+/// A loss-differentiation algorithm on its own only labels losses; this is the plainest sender
+/// that acts on the labels (Cen, Cosman and Voelker, "End-to-end differentiation of congestion
+/// and wireless losses", IEEE/ACM ToN 11(5), 2003, pair theirs with a TCP sender that does not
+/// reduce for losses labelled wireless). The registry runs `spike`, `zigzag` and `trend` this
+/// way. Modified SACK and Composite have the same shape with their papers' classifiers and
+/// their own types.
+///
+/// Mapping to QUIC: as [`crate::NewReno`]; the classifier sees every ACK and every loss event.
+pub type DiscriminatingSack<C> = Adapter<WindowAlgorithm<C>>;
+
+/// Factory for [`DiscriminatingSack`]: every new connection starts from a clone of `classifier`.
+#[derive(Debug, Clone)]
+pub struct DiscriminatingSackConfig<C> {
+    id: Arc<str>,
+    classifier: C,
+    initial_window: u64,
+}
+
+impl<C: Classifier> DiscriminatingSackConfig<C> {
+    /// `id` names the controller in `tracing` events, e.g. `"spike"`.
+    pub fn new(id: impl Into<Arc<str>>, classifier: C) -> Self {
+        Self {
+            id: id.into(),
+            classifier,
+            initial_window: DEFAULT_INITIAL_WINDOW,
+        }
+    }
+
+    /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn), at least two
+    /// packets of QUIC's smallest size.
+    pub fn initial_window(&mut self, bytes: u64) -> Result<&mut Self, ParamError> {
+        self.initial_window = at_least(
+            "initial_window",
+            bytes,
+            2 * 1200,
+            "a number of bytes of at least 2400 (two 1200-byte packets)",
+        )?;
+        Ok(self)
+    }
+
+    /// The pure state machine, for a path whose MSS is `mss` bytes.
+    pub fn algorithm(&self, mss: u64) -> WindowAlgorithm<C> {
+        WindowAlgorithm::sack(self.initial_window, mss, self.classifier.clone())
+    }
+}
+
+impl<C: Classifier> ControllerFactory for DiscriminatingSackConfig<C> {
+    fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
+        Box::new(Adapter::new(
+            Arc::clone(&self.id),
+            self.algorithm(u64::from(current_mtu)),
+            self.initial_window,
+            now,
+        ))
+    }
+}
