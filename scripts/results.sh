@@ -7,7 +7,7 @@
 #   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
 #   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
 #   SKIP_NETNS=1 scripts/results.sh     # as root, skip the real-namespace sweep (3 minutes)
-#   LINK_SEEDS=1,2,3 scripts/results.sh # seeds of the LTE-trace sweeps (default 1-5)
+#   LINK_SEEDS=1,2,3 scripts/results.sh # seeds of the LTE-trace sweeps (default 1-10)
 #   ONLY=links scripts/results.sh      # only the LTE-trace sweeps and their table
 #
 # Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
@@ -110,7 +110,7 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
     # live beside the repository (../shared/traces); without them these sweeps are skipped and
     # the committed table stays.
     LINKS=newreno,modified-sack,wnewreno,composite,sack-few,quinn-newreno,quinn-cubic,quinn-bbr
-    LINK_SEEDS=${LINK_SEEDS:-1,2,3,4,5}
+    LINK_SEEDS=${LINK_SEEDS:-1,2,3,4,5,6,7,8,9,10}
     if [[ -f ../shared/traces/TMobile-LTE-short.down && -f ../shared/traces/ATT-LTE-driving-2016.down ]]; then
         for s in lte-tmobile lte-att lte-tmobile-codel; do
             sweep_keeping_failures "links-$s" "scenarios/$s.toml" --vary seed=$LINK_SEEDS --controller $LINKS

@@ -65,6 +65,11 @@ impl FlowTransport {
 
 /// What both sides share: the scenario's MTU, no MTU discovery, no keep-alives, an idle timeout
 /// longer than the run (and at least 60 s).
+///
+/// ECN needs no setting: quinn-proto 0.11 marks every packet ECT(0), reports the ECN counts it
+/// receives in its ACK frames and validates the path's marking (RFC 9000 section 13.4); a CE
+/// count that grows reaches the controller as `on_congestion_event` with `lost_bytes == 0`. In
+/// namespaces quinn-udp sets and reads the IP header's ECN field on the real sockets.
 fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
     let mut tc = TransportConfig::default();
     tc.initial_mtu(scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16));

@@ -451,3 +451,44 @@ fn jitter_and_reordering_in_namespaces() {
     assert!(f.verified && f.bytes_delivered > 0);
     assert!(f.lost_packets > 0, "{f:?}");
 }
+
+#[test]
+fn codel_in_namespaces_drops_early_and_keeps_the_queue_short() {
+    let Some(_g) = serial() else { return };
+    let s = link_scenario(
+        "5s",
+        "queue = { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
+        "\"10Mbit\"",
+        &["newreno"],
+    );
+    let out = netns::run(&s).expect("codel run");
+    let l = &out.summary.links[0];
+    eprintln!("{l:?}");
+    assert!(l.engine.contains("user-space"));
+    assert!(l.queue.starts_with("codel"));
+    // A 1000-packet drop-tail queue would hold a second of traffic before its first drop.
+    assert!(out.summary.drops.unwrap().queue > 0);
+    assert!(l.queue_delay.unwrap().p95_s < 0.1, "{l:?}");
+    assert!(out.summary.flows[0].verified);
+}
+
+#[test]
+fn the_recorded_lte_scenario_runs_in_namespaces() {
+    let Some(_g) = serial() else { return };
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lte-tmobile.toml");
+    let sets = ["duration=4s".parse().unwrap()];
+    let s = match Scenario::from_file(&path, &sets) {
+        Ok(s) => s,
+        Err(e) if e.to_string().contains("cannot read trace file") => {
+            eprintln!("SKIPPED: the recorded LTE traces are absent ({e})");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let out = netns::run(&s).expect("lte run");
+    let trace = out.summary.links[0].trace.clone().expect("trace summary");
+    eprintln!("{trace:?}");
+    assert!(out.summary.flows[0].verified);
+    assert!(trace.goodput_fraction > 0.0 && trace.goodput_fraction <= 1.0);
+}

@@ -311,18 +311,22 @@ pub fn describe_queue(link: &Link) -> String {
 
 /// `summary.json`'s entry for `link`, for either runner: the configured figures, what the
 /// runner `measured`, and, from an engine that runs this model, what each direction
-/// (forward, reverse) observed. `run` is how long the run lasted and `delivered_bytes` the
-/// application bytes of the flows that cross the link.
+/// (forward, reverse) observed. `run` is how long the run lasted, `trace_start` when it started
+/// on the link's clock (the user-space engine starts before the flows), and `delivered_bytes`
+/// the application bytes of the flows that cross the link.
 pub fn summary(
     link: &Link,
     engine: &str,
     measured: Option<MeasuredLink>,
     observed: Option<[DirObserved; 2]>,
     run: Duration,
+    trace_start: Duration,
     delivered_bytes: u64,
 ) -> LinkSummary {
     let trace = link.trace.as_ref().and_then(|t| {
-        let capacity = Schedule::new(t).ok()?.capacity_bytes(nanos(run));
+        let s = Schedule::new(t).ok()?;
+        let (from, to) = (nanos(trace_start), nanos(trace_start + run));
+        let capacity = s.capacity_bytes(to) - s.capacity_bytes(from);
         let secs = run.as_secs_f64();
         Some(TraceUse {
             file: t.file.clone(),

@@ -360,9 +360,13 @@ fn summarise(
             .filter_map(|r| flows.iter().find(|f| f.flow == r.index))
             .map(|f| f.bytes_delivered)
             .sum();
-        let observed = match (engine, reports.get(l).copied().flatten()) {
-            (Engine::UserSpace, Some([fwd, rev])) => Some([fwd.observed(), rev.observed()]),
-            _ => None,
+        let (observed, trace_start) = match (engine, reports.get(l).copied().flatten()) {
+            (Engine::UserSpace, Some([fwd, rev])) => (
+                Some([fwd.observed(), rev.observed()]),
+                fwd.epoch
+                    .map_or(Duration::ZERO, |e| epoch.saturating_duration_since(e)),
+            ),
+            _ => (None, Duration::ZERO),
         };
         links.push(crate::link::summary(
             link,
@@ -370,6 +374,7 @@ fn summarise(
             measured,
             observed,
             duration,
+            trace_start,
             delivered,
         ));
     }

@@ -35,6 +35,8 @@ const POLL: Duration = Duration::from_millis(20);
 pub struct DirReport {
     pub stats: DirStats,
     pub queue_delay: Option<QueueDelay>,
+    /// When the engine started: time 0 of its model (and of a capacity trace).
+    pub epoch: Option<Instant>,
     /// Seconds since the engine started of the first packet offered and of the last departure.
     pub first_s: Option<f64>,
     pub last_s: Option<f64>,
@@ -155,7 +157,10 @@ fn reader(
     delay_ns: u64,
     stop: &AtomicBool,
 ) -> DirReport {
-    let mut report = DirReport::default();
+    let mut report = DirReport {
+        epoch: Some(epoch),
+        ..DirReport::default()
+    };
     let mut buf = vec![0u8; 65_536];
     while !stop.load(Ordering::Relaxed) {
         match tun::wait_readable(from, POLL) {

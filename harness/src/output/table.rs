@@ -122,6 +122,32 @@ pub fn run_footer(summary: &Summary) -> String {
     if let Some(d) = summary.drops {
         let _ = writeln!(s, "drops: {} queue, {} channel", d.queue, d.channel);
     }
+    for l in &summary.links {
+        let mut parts = Vec::new();
+        if let Some(q) = l.queue_delay {
+            parts.push(format!(
+                "queueing delay mean {:.1} ms, p95 {:.1} ms",
+                q.mean_s * 1e3,
+                q.p95_s * 1e3
+            ));
+        }
+        if l.ce_marks > 0 {
+            parts.push(format!("{} CE marks", l.ce_marks));
+        }
+        if l.reordered > 0 {
+            parts.push(format!("{} packets reordered", l.reordered));
+        }
+        if let Some(t) = &l.trace {
+            parts.push(format!(
+                "trace {:.2} Mbit/s over the run, goodput {:.0} % of it",
+                t.mean_capacity_bps / 1e6,
+                100.0 * t.goodput_fraction
+            ));
+        }
+        if !parts.is_empty() {
+            let _ = writeln!(s, "link {} ({}): {}", l.name, l.queue, parts.join("; "));
+        }
+    }
     if let Some(a) = summary.verdict_accuracy {
         let _ = writeln!(
             s,

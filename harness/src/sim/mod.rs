@@ -377,6 +377,7 @@ impl Sim {
                     Some(measured),
                     Some([fwd.observed(), rev.observed()]),
                     Duration::from_nanos(end),
+                    Duration::ZERO,
                     delivered,
                 )
             })
