@@ -193,6 +193,19 @@ pub const CLASSES: &[PathClass] = &[
         link_extra: NO_EXTRA,
     },
     PathClass {
+        id: "ecn-20M-60ms-0.5%",
+        label: "ECN 20M 60ms 0.5%",
+        description: "one flow, 20 Mbit/s, 60 ms RTT, 0.5 % Bernoulli loss, ECN step marking at \
+                      20 packets, queue 150 (1.5 BDP)",
+        rate_mbit: 20.0,
+        delay_ms: 30,
+        queue_packets: 150,
+        loss: Loss::Bernoulli { rate: 0.005 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: "ecn = { threshold = 20 }",
+    },
+    PathClass {
         id: "congestion-vs-newreno",
         label: "vs newreno",
         description: "against one newreno flow, 10 Mbit/s, 40 ms RTT, 1 BDP drop-tail queue, \

@@ -565,7 +565,7 @@ pub fn matrix_help() -> String {
          \x20 peer_kept = peer's goodput against the controller / against its own kind; harm = 1 - peer_kept;\n\
          \x20 ratio_to_peer = own / peer's goodput; jain = Jain's index among the controller's flows;\n\
          \x20 random_as_random, congestion_as_congestion = verdicts vs the simulator's ground truth;\n\
-         \x20 queue_delay_p95_s = the bottleneck's p95 queueing delay (n/a until the link model reports it).\n\
+         \x20 queue_delay_p95_s = the bottleneck's p95 queueing delay.\n\
          quinn-bbr, and each class's peer against its own kind, run as references when not listed.\n",
     );
     s
