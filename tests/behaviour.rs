@@ -5,6 +5,7 @@ use std::path::Path;
 
 use discern_harness::report::{FlowSummary, Summary};
 use discern_harness::scenario::{Override, Scenario};
+use discern_harness::score::classes::CLASSES;
 use discern_harness::sim;
 
 fn scenario(file: &str, overrides: &[&str]) -> Scenario {
@@ -149,9 +150,20 @@ fn modified_tahoe_finishes_the_handover_download_sooner_than_tahoe() {
     );
 }
 
-/// One of the controller benchmark's paths (scenarios/bench/), shortened.
-fn bench(file: &str, overrides: &[&str]) -> Scenario {
-    scenario(&format!("bench/{file}"), overrides)
+/// One of the scoreboard's path classes (`discern score --help`), flow 0 running `controller`,
+/// with `overrides`.
+fn class(id: &str, controller: &str, lossless: bool, overrides: &[&str]) -> Scenario {
+    let class = CLASSES
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no class {id}"));
+    let overrides: Vec<Override> = overrides.iter().map(|o| o.parse().unwrap()).collect();
+    Scenario::from_toml(
+        &class.scenario_toml(controller, 1, lossless),
+        id,
+        &overrides,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn goodput_of(summary: &Summary, flow: usize) -> f64 {
@@ -162,8 +174,10 @@ fn goodput_of(summary: &Summary, flow: usize) -> f64 {
 fn discern_uses_a_randomly_lossy_link_as_fully_as_bbr_and_calls_its_losses_random() {
     // 10 Mbit/s, 40 ms, 1 % random loss: NewReno keeps under a third of the link.
     let path = |seed: u64| {
-        bench(
-            "random-10M-40ms.toml",
+        class(
+            "random-10M-40ms-1%",
+            "newreno",
+            false,
             &["duration=15s", &format!("seed={seed}")],
         )
     };
@@ -200,12 +214,7 @@ fn discern_uses_a_randomly_lossy_link_as_fully_as_bbr_and_calls_its_losses_rando
 #[test]
 fn discern_shares_a_congested_bottleneck_with_newreno_as_newreno_does() {
     // Two flows, 10 Mbit/s, 40 ms, a drop-tail queue of one BDP, no random loss.
-    let pair = |first: &str| {
-        bench(
-            "congestion-pair.toml",
-            &["duration=30s", &format!("flow.0.controller={first}")],
-        )
-    };
+    let pair = |first: &str| class("congestion-vs-newreno", first, false, &["duration=30s"]);
     let summary = run_as_set(pair("discern"));
     let share = goodput_of(&summary, 0) / total_goodput(&summary);
     assert!((0.35..=0.65).contains(&share), "discern's share {share:.3}");
@@ -224,7 +233,12 @@ fn discern_shares_a_congested_bottleneck_with_newreno_as_newreno_does() {
 
 #[test]
 fn discern_beats_newreno_on_a_lossy_shared_link_without_starving_it() {
-    let summary = run_as_set(bench("mixed-pair.toml", &["duration=30s"]));
+    let summary = run_as_set(class(
+        "mixed-vs-newreno",
+        "discern",
+        false,
+        &["duration=30s"],
+    ));
     let (own, newreno) = (goodput_of(&summary, 0), goodput_of(&summary, 1));
     assert!(
         own >= 1.5 * newreno,
@@ -251,17 +265,9 @@ fn run_as_set(scenario: Scenario) -> Summary {
 #[test]
 fn on_an_ecn_bottleneck_discern_backs_off_on_marks_and_ignores_random_losses() {
     // 20 Mbit/s, 60 ms, marking at 20 packets, 0.5 % random loss; shortened.
-    let path = |loss: &str| {
-        bench(
-            "ecn-random-20M-60ms.toml",
-            &[
-                "duration=10s",
-                &format!("link.bottleneck.loss.model={loss}"),
-            ],
-        )
-    };
-    let lossy = run(path("bernoulli"), "discern");
-    let clean = run(path("none"), "discern");
+    let path = |lossless: bool| class("ecn-20M-60ms-0.5%", "discern", lossless, &[]);
+    let lossy = run(path(false), "discern");
+    let clean = run(path(true), "discern");
     let flow = &lossy.flows[0];
     assert!(flow.verdicts.ecn_marks > 10, "{:?}", flow.verdicts);
     assert!(lossy.links[0].ce_marks > 0);
@@ -273,6 +279,6 @@ fn on_an_ecn_bottleneck_discern_backs_off_on_marks_and_ignores_random_losses() {
         "random losses cost {:.1} %",
         100.0 * (1.0 - kept)
     );
-    let newreno = run(path("bernoulli"), "newreno");
+    let newreno = run(path(false), "newreno");
     assert!(goodput_of(&lossy, 0) >= 2.0 * goodput_of(&newreno, 0));
 }

@@ -21,7 +21,7 @@ use crate::Adapter;
 /// keeps its queue short, and halving below it would leave the link idle. Persistent
 /// congestion restarts slow start.
 ///
-/// What decided each choice (`scripts/controller_bench.py`; the figures are in docs/RESULTS.md):
+/// What decided each choice (measured with `discern score`; the figures are in docs/RESULTS.md):
 /// - *Behave exactly as NewReno on every congestion verdict.* Sharing a drop-tail bottleneck
 ///   with NewReno, it then takes half, and never more than CUBIC takes from it.
 /// - *Read the queue at the lost packet, not at the ACK that revealed the loss.* By the time

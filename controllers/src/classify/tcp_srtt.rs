@@ -14,10 +14,10 @@ use crate::event::AckBatch;
 /// loss is compared with is: the ACK that reveals a loss is sent at once (RFC 9000 section
 /// 13.2.1) and carries no delay. Raw samples would put the receiver's delayed ACKs (up to 25 ms
 /// under quinn's default ACK settings) into the average only, tilting `rtt <= srtt` toward
-/// "random". Measured on the simulator (`discern run scenarios/bench/congestion-pair.toml
-/// --controller modified-sack --set duration=20s`, seed 1): raw samples called 4460 of 4520 queue
+/// "random". Measured on the simulator (`discern score`'s `congestion-vs-newreno` path, two flows
+/// of `modified-sack`, 20 s, seed 1): raw samples called 4460 of 4520 queue
 /// losses random and split the link 4.01 / 5.43 Mbit/s; corrected samples 60 of 143, 4.82 /
-/// 4.73 Mbit/s. `composite` moved little (4 -> 3 of 96), and on `random-10M-40ms` neither
+/// 4.73 Mbit/s. `composite` moved little (4 -> 3 of 96), and on `random-10M-40ms-1%` neither
 /// changed its random-loss verdicts by more than 3 %.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TcpSrtt {

@@ -1,8 +1,8 @@
-//! The scoreboard's matrix of path classes: one row per class in [`CLASSES`], so a new class
-//! (ECN marking, a recorded trace, CoDel) is one more row, with its link keys in `link_extra`.
+//! The scoreboard's matrix of path classes: one row per class in [`CLASSES`], so a new class is
+//! one more row, with any further link keys (ECN marking, CoDel) in `link_extra`.
 //!
-//! The classes are those of the controller benchmark (issue 8, section 4) with the parameters of
-//! `scenarios/bench/*.toml`; only the durations are shorter, so that ten seeds of every default
+//! The classes are the controller benchmark's paths, and the behaviour tests run them too. The
+//! durations are short, so that ten seeds of every default
 //! controller finish in minutes on two cores: 10 s for one flow on a random-loss path (about 25
 //! to 250 round trips after slow start), 20 s for flows that share a bottleneck (long enough for
 //! NewReno pairs to converge from their slow-start overshoot on a 40 ms path).
