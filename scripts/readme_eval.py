@@ -8,6 +8,10 @@
   sim-speed    the simulator speed table of `cargo test --release -p discern-harness
                --test sim_speed -- --ignored --nocapture`
 
+The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
+controller (between its `discern-*` markers), from the same score.csv, and its goals table.
+`--from DIR` takes an existing `discern score` output instead of running one.
+
     scripts/readme_eval.py                    # all three, 10 seeds (minutes on 2 cores)
     scripts/readme_eval.py --only sweep-runs --runs 5
 """
@@ -62,10 +66,17 @@ def cell(row):
 
 
 def scoreboard(args):
-    out = Path(args.out) / "score"
-    run([BINARY, "score", "--runs", str(args.runs), "--jobs", str(args.jobs), "--out", str(out)],
-        stdout=subprocess.DEVNULL)
+    if args.from_dir:
+        out = Path(args.from_dir)
+    else:
+        out = Path(args.out) / "score"
+        run([BINARY, "score", "--runs", str(args.runs), "--jobs", str(args.jobs), "--out",
+             str(out)], stdout=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
+    results = ROOT / "docs" / "RESULTS.md"
+    for marker, text in discern_sections(rows, args.runs).items():
+        replace_between(results, marker, text)
+    print("docs/RESULTS.md: discern tables updated", file=sys.stderr)
     by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
     controllers = list(dict.fromkeys(r["controller"] for r in rows))
     classes = list(dict.fromkeys(r["class"] for r in rows if r["class"] != POOLED))
@@ -91,6 +102,91 @@ def scoreboard(args):
     return "\n".join(lines)
 
 
+def estimate(row):
+    """(mean, half-width of the 95 % CI) of a score.csv row, or None."""
+    if row is None or row["n"] in ("", "0"):
+        return None
+    mean = float(row["mean"])
+    half = (float(row["ci95_hi"]) - float(row["ci95_lo"])) / 2 if row["ci95_lo"] else 0.0
+    return mean, half
+
+
+def fmt(est, scale=1.0, digits=2):
+    if est is None:
+        return "n/a"
+    mean, half = est
+    return f"{mean * scale:.{digits}f} ± {half * scale:.{digits}f}"
+
+
+# What the `discern` controller is meant to reach (issue 8, section 4): class, figure, the test on
+# the mean, the goal in words. Efficiency is goodput / (lossless goodput x (1 - p)).
+GOALS = [
+    ("random", "efficiency", lambda m: m >= 0.97, "efficiency >= 0.97 on every random-loss class"),
+    ("random", "vs_quinn_bbr", lambda m: m >= 0.995, "goodput not below quinn-bbr's (ratio >= 1, 0.5 % allowed)"),
+    ("random", "random_as_random", lambda m: m >= 0.97, ">= 97 % of random losses called random"),
+    ("congestion-vs-newreno", "share", lambda m: 0.45 <= m <= 0.55, "share 0.45-0.55 against newreno"),
+    ("congestion-vs-newreno", "peer_kept", lambda m: m >= 0.90, "newreno keeps >= 90 % of its goodput against its own kind"),
+    ("congestion-vs-cubic", "share", lambda m: m <= 0.55, "share <= 0.55 against quinn-cubic"),
+    ("congestion-vs-cubic", "peer_kept", lambda m: m >= 0.90, "quinn-cubic keeps >= 90 %"),
+    ("congestion-four", "jain", lambda m: m >= 0.95, "Jain's index of four flows >= 0.95"),
+    ("congestion-four", "congestion_as_congestion", lambda m: m >= 0.99, ">= 99 % of queue losses called congestion"),
+    ("mixed-vs-newreno", "peer_kept", lambda m: m >= 0.90, "mixed: newreno keeps >= 90 % of what it gets against newreno"),
+    ("mixed-vs-newreno", "ratio_to_peer", lambda m: m >= 2.0, "mixed: discern gets >= 2x newreno's goodput"),
+    ("ecn-20M-60ms-0.5%", "efficiency", lambda m: m >= 0.99, "ECN bottleneck: efficiency >= 0.99"),
+]
+
+
+def discern_sections(rows, runs):
+    by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
+    controllers = list(dict.fromkeys(r["controller"] for r in rows))
+    classes = list(dict.fromkeys(r["class"] for r in rows if r["class"] != POOLED))
+    random = [c for c in classes if (controllers[0], c, "efficiency") in by]
+    lossless_random = [c for c in random if not c.startswith("ecn")]
+    shared = [c for c in classes if c not in random]
+    head = f"n = {runs} seeds per class; mean ± 95 % CI (Student's t)."
+
+    def table(columns, value):
+        lines = [head, "", "| controller | " + " | ".join(h for h, _ in columns) + " |",
+                 "|---|" + "---|" * len(columns)]
+        for ctl in controllers:
+            lines.append(f"| `{ctl}` | " + " | ".join(value(ctl, key) for _, key in columns) + " |")
+        return "\n".join(lines)
+
+    eff = table([(c, c) for c in random],
+                lambda ctl, c: f"{fmt(estimate(by.get((ctl, c, 'efficiency'))))} "
+                               f"({fmt(estimate(by.get((ctl, c, 'vs_quinn_bbr'))))})")
+    verdicts = table([(c, c) for c in lossless_random],
+                     lambda ctl, c: fmt(estimate(by.get((ctl, c, "random_as_random"))), 100, 1))
+    queue = table([(c, c) for c in random],
+                  lambda ctl, c: fmt(estimate(by.get((ctl, c, "queue_delay_p95_s"))), 1000, 1))
+    shared_cols = []
+    names = {"share": "share", "peer_kept": "kept", "ratio_to_peer": "ratio", "jain": "Jain",
+             "congestion_as_congestion": "cong→cong"}
+    for c in shared:
+        figures = ["share", "peer_kept"] + (["ratio_to_peer"] if c.startswith("mixed") else [])
+        figures += ["jain", "congestion_as_congestion"]
+        for figure in figures:
+            if (controllers[0], c, figure) in by:
+                shared_cols.append((f"{c}: {names[figure]}", (c, figure)))
+    sharing = table(shared_cols, lambda ctl, key: fmt(estimate(by.get((ctl, *key)))))
+
+    goals = [head, "", "| goal | measured (`discern`) | met |", "|---|---|---|"]
+    for cls, figure, test, words in GOALS:
+        targets = lossless_random if cls == "random" else [cls]
+        cells, met = [], True
+        for c in targets:
+            est = estimate(by.get(("discern", c, figure)))
+            if est is None:
+                cells.append(f"{c}: n/a")
+                met = False
+                continue
+            cells.append(f"{c}: {fmt(est)}" if len(targets) > 1 else fmt(est))
+            met = met and test(est[0])
+        goals.append(f"| {words} | {'; '.join(cells)} | {'yes' if met else '**no**'} |")
+    return {"discern-goals": "\n".join(goals), "discern-efficiency": eff,
+            "discern-verdicts": verdicts, "discern-queue": queue, "discern-sharing": sharing}
+
+
 def sim_speed(args):
     out = run(["cargo", "test", "--release", "-q", "-p", "discern-harness", "--test", "sim_speed",
                "--", "--ignored", "--nocapture"], stdout=subprocess.PIPE).stdout
@@ -105,6 +201,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=str(ROOT / "out" / "readme-eval"))
     ap.add_argument("--only", choices=["sweep-runs", "scoreboard", "sim-speed"])
+    ap.add_argument("--from", dest="from_dir", help="an existing `discern score` output folder")
     args = ap.parse_args()
     run(["cargo", "build", "--release", "-q", "-p", "discern-harness"])
     readme = ROOT / "README.md"
