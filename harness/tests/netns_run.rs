@@ -1,6 +1,7 @@
 //! The netns runner on this machine's kernel: real transfers through shaped links, clean-up after
 //! failures, panics and signals, concurrent runs, kernel TCP peers, and agreement with the
-//! simulator. They need root (CI runs as root); without it each test says so and passes.
+//! simulator. They need root (CI runs as root): built by another user they show as ignored, and
+//! run anyway (`--ignored`) without root each says so and passes.
 //!
 //! One binary, one lock: the runs share the machine's CPUs and the namespace list.
 
@@ -75,6 +76,10 @@ fn run_capturing_prefix(s: &Scenario, mut options: Options) -> (anyhow::Result<R
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn shaped_link_rate_rtt_and_bytes() {
     let Some(_g) = serial() else { return };
     let s = scenario("3s", "20Mbit", "10ms", 0.0, &[("newreno", None)]);
@@ -118,6 +123,10 @@ fn shaped_link_rate_rtt_and_bytes() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn measured_loss_and_events_per_flow() {
     let Some(_g) = serial() else { return };
     // Two flows on one lossy link: NewReno (ours, emits events) and quinn's Cubic (emits none),
@@ -165,6 +174,10 @@ fn measured_loss_and_events_per_flow() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn failure_and_panic_leave_nothing() {
     let Some(_g) = serial() else { return };
     let before = root_links();
@@ -198,6 +211,10 @@ fn failure_and_panic_leave_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn sigint_to_a_running_binary_cleans_up() {
     let Some(_g) = serial() else { return };
     let before = root_links();
@@ -257,6 +274,10 @@ fn sigint_to_a_running_binary_cleans_up() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn two_runs_at_once_do_not_collide() {
     let Some(_g) = serial() else { return };
     let s = scenario("2s", "10Mbit", "5ms", 0.0, &[("newreno", Some("1MB"))]);
@@ -276,6 +297,10 @@ fn two_runs_at_once_do_not_collide() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn kernel_tcp_peers() {
     let Some(_g) = serial() else { return };
     let s = scenario("4s", "20Mbit", "10ms", 0.0, &[("tcp-cubic", Some("2MB"))]);
@@ -332,18 +357,30 @@ fn sim_vs_netns(loss: f64, duration: &str, seeds: &[u64]) {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn sim_and_netns_agree_for_newreno_lossless() {
     let Some(_g) = serial() else { return };
     sim_vs_netns(0.0, "3s", &[7]);
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn sim_and_netns_agree_for_newreno_at_1_percent_loss() {
     let Some(_g) = serial() else { return };
     sim_vs_netns(0.01, "6s", &[7, 8, 9]);
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn clean_removes_what_a_killed_run_left() {
     let Some(_g) = serial() else { return };
     // A namespace as a run of a process that no longer exists would have left it.
@@ -373,6 +410,10 @@ fn link_scenario(duration: &str, extra: &str, rate: &str, flows: &[&str]) -> Sce
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
     let Some(_g) = serial() else { return };
     let s = link_scenario(
@@ -407,6 +448,10 @@ fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn a_capacity_trace_bounds_goodput_in_namespaces() {
     let Some(_g) = serial() else { return };
     let dir = tempfile::tempdir().unwrap();
@@ -431,6 +476,10 @@ fn a_capacity_trace_bounds_goodput_in_namespaces() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn jitter_and_reordering_in_namespaces() {
     let Some(_g) = serial() else { return };
     let s = link_scenario(
@@ -453,6 +502,10 @@ fn jitter_and_reordering_in_namespaces() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn codel_in_namespaces_drops_early_and_keeps_the_queue_short() {
     let Some(_g) = serial() else { return };
     let s = link_scenario(
@@ -473,6 +526,10 @@ fn codel_in_namespaces_drops_early_and_keeps_the_queue_short() {
 }
 
 #[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
 fn the_recorded_lte_scenario_runs_in_namespaces() {
     let Some(_g) = serial() else { return };
     let path =
