@@ -42,7 +42,10 @@ use crate::Adapter;
 /// is called congestion; it falls in a window already cut for the overflow, so it costs nothing,
 /// but it counts against the verdict accuracy. Sharing a lossy link with NewReno, `discern` fills
 /// the buffer as NewReno would on a clean link, so NewReno, already limited by the loss, keeps
-/// about two thirds of what it gets against its own kind.
+/// about two thirds of what it gets against its own kind. The classifier assumes a queue that
+/// overflows at one delay: behind CoDel (which drops at a few milliseconds of sojourn) or on a
+/// link whose capacity swings (a full queue drains at the current rate), it reads most queue
+/// drops as random and keeps the queue full (docs/RESULTS.md, the LTE and CoDel table).
 ///
 /// Mapping to QUIC: quinn's ACK ranges reveal the losses (`on_congestion_event`), the corrected
 /// RTT comes from quinn's estimator (see the crate's `rtt` module), ECN-CE arrives as a
