@@ -26,9 +26,18 @@ fn the_plan_has_every_run_once_with_its_references() {
     assert_eq!(has("congestion-vs-newreno", "newreno", false), 2);
     assert_eq!(has("congestion-vs-cubic", "quinn-cubic", false), 2);
     assert_eq!(has("congestion-four", "quinn-cubic", false), 0);
-    // 5 random classes x (2 controllers x 2 + bbr), vs newreno 2, vs cubic 2 + cubic, four 2,
-    // mixed 2; x 2 seeds.
-    assert_eq!(jobs.len(), (5 * 5 + 2 + 3 + 2 + 2) * 2);
+    // Per seed: on a random-loss class each controller with and without loss, and quinn-bbr;
+    // against a peer each controller, and the peer unless it is one of them; among flows each.
+    let listed = ["newreno", "composite"];
+    let per_seed: usize = CLASSES
+        .iter()
+        .map(|c| match c.flows {
+            Flows::Alone if c.is_random_loss() => 2 * 2 + 1,
+            Flows::Alone | Flows::Among { .. } => 2,
+            Flows::Against { peer } => 2 + usize::from(!listed.contains(&peer)),
+        })
+        .sum();
+    assert_eq!(jobs.len(), per_seed * 2);
     for (i, j) in jobs.iter().enumerate() {
         assert!(j.scenario().is_ok(), "{}", j.dir_name(i, jobs.len()));
     }
