@@ -133,7 +133,7 @@ fn figures_follow_their_definitions() {
     // Pooled over the random classes: seed 2 lacks one class, so only seed 1 counts.
     assert_eq!(get("fast", POOLED_RANDOM, "efficiency").n, 1);
     assert_eq!(get("newreno", POOLED_RANDOM, "efficiency").n, 2);
-    // No link reports queueing delay yet: no value, shown as n/a.
+    // The synthetic summaries have no links, so no queueing delay: no value, shown as n/a.
     assert!(board
         .get("fast", POOLED_RANDOM, "queue_delay_p95_s")
         .is_none());
@@ -151,4 +151,17 @@ fn figures_follow_their_definitions() {
         .rows
         .iter()
         .any(|r| r[0] == "fast" && r[1] == "congestion-four" && r[2] == "jain" && r[3] == "2"));
+}
+
+#[test]
+fn queueing_delay_comes_from_the_bottlenecks_summary() {
+    let mut s = summary(&[1e6], None);
+    assert_eq!(queue_p95(&s), None);
+    s.links = vec![serde_json::from_value(serde_json::json!({
+        "name": "bottleneck", "rate_bps": 10_000_000u64, "delay_s": 0.02, "queue_packets": 34,
+        "loss": "none", "engine": "simulator",
+        "queue_delay": { "mean_s": 0.01, "p95_s": 0.03 }
+    }))
+    .unwrap()];
+    assert_eq!(queue_p95(&s), Some(0.03));
 }
