@@ -14,6 +14,7 @@ controller (between its `discern-*` markers), from the same score.csv, and its g
 
     scripts/readme_eval.py                    # all three, 10 seeds (minutes on 2 cores)
     scripts/readme_eval.py --only sweep-runs --runs 5
+    scripts/readme_eval.py --only scoreboard --reuse   # re-tabulate out/readme-eval/score
 """
 
 import argparse
@@ -55,21 +56,19 @@ def sweep_runs(args):
     return f"```\n$ {shown}\n{table}\n```"
 
 
-def cell(row):
+def cell(row, scale=1.0, digits=2):
     if row is None or row["n"] in ("", "0"):
         return "n/a"
-    mean = float(row["mean"])
+    mean = float(row["mean"]) * scale
     if row["ci95_lo"] == "":
-        return f"{mean:.2f}"
-    half = (float(row["ci95_hi"]) - float(row["ci95_lo"])) / 2
-    return f"{mean:.2f} ± {half:.2f}"
+        return f"{mean:.{digits}f}"
+    half = (float(row["ci95_hi"]) - float(row["ci95_lo"])) / 2 * scale
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"
 
 
 def scoreboard(args):
-    if args.from_dir:
-        out = Path(args.from_dir)
-    else:
-        out = Path(args.out) / "score"
+    out = Path(args.from_dir) if args.from_dir else Path(args.out) / "score"
+    if not (args.reuse or args.from_dir):
         run([BINARY, "score", "--runs", str(args.runs), "--jobs", str(args.jobs), "--out",
              str(out)], stdout=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
@@ -89,13 +88,14 @@ def scoreboard(args):
             columns.append((c, "congestion_as_congestion", f"cong→cong {c}"))
         elif "peer_kept" in figures:
             columns.append((c, "peer_kept", f"kept {c}"))
-    columns.append((POOLED, "queue_delay_p95_s", "p95 queue s"))
+    columns.append((POOLED, "queue_delay_p95_s", "p95 queue ms"))
     lines = [f"n = {args.runs} seeds per class; mean ± 95 % CI (Student's t). "
              "Definitions: [docs/evaluation.md](docs/evaluation.md).", "",
              "| controller | " + " | ".join(h for _, _, h in columns) + " |",
              "|---|" + "---|" * len(columns)]
     for ctl in controllers:
-        cells = [cell(by.get((ctl, c, f))) for c, f, _ in columns]
+        cells = [cell(by.get((ctl, c, f)), 1e3, 1) if f == "queue_delay_p95_s"
+                 else cell(by.get((ctl, c, f))) for c, f, _ in columns]
         lines.append(f"| `{ctl}` | " + " | ".join(cells) + " |")
     (ROOT / "docs" / "results").mkdir(parents=True, exist_ok=True)
     shutil.copy(out / "score.png", ROOT / "docs" / "results" / "score.png")
@@ -202,6 +202,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "out" / "readme-eval"))
     ap.add_argument("--only", choices=["sweep-runs", "scoreboard", "sim-speed"])
     ap.add_argument("--from", dest="from_dir", help="an existing `discern score` output folder")
+    ap.add_argument("--reuse", action="store_true",
+                    help="scoreboard: tabulate the last run's score.csv instead of running it")
     args = ap.parse_args()
     run(["cargo", "build", "--release", "-q", "-p", "discern-harness"])
     readme = ROOT / "README.md"

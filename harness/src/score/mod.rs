@@ -405,8 +405,8 @@ impl Scoreboard {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "mean ± 95 % CI half width over {} seed(s) ({}..{}); n/a: no value (every run of the \
-             figure failed, or the figure does not apply).",
+            "mean ± 95 % CI half width over {} seed(s) ({}..{}); n/a: no value (no run had the \
+             figure, e.g. a link model that does not report its queueing delay).",
             self.seeds.len(),
             self.seeds.first().copied().unwrap_or_default(),
             self.seeds.last().copied().unwrap_or_default()

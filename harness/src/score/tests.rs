@@ -26,9 +26,18 @@ fn the_plan_has_every_run_once_with_its_references() {
     assert_eq!(has("congestion-vs-newreno", "newreno", false), 2);
     assert_eq!(has("congestion-vs-cubic", "quinn-cubic", false), 2);
     assert_eq!(has("congestion-four", "quinn-cubic", false), 0);
-    // 5 random classes x (2 controllers x 2 + bbr), vs newreno 2, vs cubic 2 + cubic, four 2,
-    // mixed 2; x 2 seeds.
-    assert_eq!(jobs.len(), (5 * 5 + 2 + 3 + 2 + 2) * 2);
+    // Per seed: on a random-loss class each controller with and without loss, and quinn-bbr;
+    // against a peer each controller, and the peer unless it is one of them; among flows each.
+    let listed = ["newreno", "composite"];
+    let per_seed: usize = CLASSES
+        .iter()
+        .map(|c| match c.flows {
+            Flows::Alone if c.is_random_loss() => 2 * 2 + 1,
+            Flows::Alone | Flows::Among { .. } => 2,
+            Flows::Against { peer } => 2 + usize::from(!listed.contains(&peer)),
+        })
+        .sum();
+    assert_eq!(jobs.len(), per_seed * 2);
     for (i, j) in jobs.iter().enumerate() {
         assert!(j.scenario().is_ok(), "{}", j.dir_name(i, jobs.len()));
     }
@@ -124,7 +133,7 @@ fn figures_follow_their_definitions() {
     // Pooled over the random classes: seed 2 lacks one class, so only seed 1 counts.
     assert_eq!(get("fast", POOLED_RANDOM, "efficiency").n, 1);
     assert_eq!(get("newreno", POOLED_RANDOM, "efficiency").n, 2);
-    // No link reports queueing delay yet: no value, shown as n/a.
+    // The synthetic summaries have no links, so no queueing delay: no value, shown as n/a.
     assert!(board
         .get("fast", POOLED_RANDOM, "queue_delay_p95_s")
         .is_none());
@@ -142,4 +151,17 @@ fn figures_follow_their_definitions() {
         .rows
         .iter()
         .any(|r| r[0] == "fast" && r[1] == "congestion-four" && r[2] == "jain" && r[3] == "2"));
+}
+
+#[test]
+fn queueing_delay_comes_from_the_bottlenecks_summary() {
+    let mut s = summary(&[1e6], None);
+    assert_eq!(queue_p95(&s), None);
+    s.links = vec![serde_json::from_value(serde_json::json!({
+        "name": "bottleneck", "rate_bps": 10_000_000u64, "delay_s": 0.02, "queue_packets": 34,
+        "loss": "none", "engine": "simulator",
+        "queue_delay": { "mean_s": 0.01, "p95_s": 0.03 }
+    }))
+    .unwrap()];
+    assert_eq!(queue_p95(&s), Some(0.03));
 }
