@@ -4,6 +4,8 @@
 //! ```text
 //! cargo run -p discern --example drop_in                                # loss decisions
 //! RUST_LOG=discern::cwnd=trace cargo run -p discern --example drop_in   # and every window change
+//! cargo run -p discern --example drop_in -- --json 2> drop_in.log       # a log to plot:
+//! discern plot drop_in.log                                              # flows.csv, cwnd, throughput
 //! ```
 
 use std::error::Error;
@@ -20,12 +22,21 @@ const BYTES: usize = 20_000_000;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("discern::cwnd=debug")),
-        )
-        .init();
+    if std::env::args().any(|a| a == "--json") {
+        // One JSON object per event, every window change included: what `discern plot` reads.
+        tracing_subscriber::fmt()
+            .json()
+            .with_writer(std::io::stderr)
+            .with_env_filter(EnvFilter::new("discern::cwnd=trace"))
+            .init();
+    } else {
+        tracing_subscriber::fmt()
+            .with_env_filter(
+                EnvFilter::try_from_default_env()
+                    .unwrap_or_else(|_| EnvFilter::new("discern::cwnd=debug")),
+            )
+            .init();
+    }
 
     let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()])?;
     let cert = CertificateDer::from(certified.cert);

@@ -106,6 +106,7 @@ impl<A: Algorithm> Controller for Adapter<A> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
+        self.tracer.acked(bytes);
         trace::log_window_change(self, Some(now), |this| {
             let ack = this
                 .rtt

@@ -127,6 +127,7 @@ impl<C: Classifier> Controller for LossFilter<C> {
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
+        self.tracer.acked(bytes);
         trace::log_window_change(self, Some(now), |this| {
             let ack = this
                 .rtt

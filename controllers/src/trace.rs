@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | `flow` | all | process-unique id of the controller instance (one per connection path) |
 //! | `controller` | all | the controller's id, e.g. `composite`, `composite+quinn-cubic` |
+//! | `acked_bytes` | window, loss | bytes acknowledged since the controller was built (a sender's delivered bytes) |
 //! | `t_us` | all | when the callback happened, in microseconds since the controller was built (the `now` quinn passed, not the subscriber's clock) |
 //! | `event` | all | `window` (the window or state changed), `loss` (a loss decision) or `rtt` (an ACK frame's delay recovered) |
 //! | `cwnd`, `ssthresh` | window, loss | bytes (`ssthresh` is `u64::MAX` before the first reduction) |
@@ -54,6 +55,7 @@ pub mod field {
     pub const CONTROLLER: &str = "controller";
     pub const EVENT: &str = "event";
     pub const T_US: &str = "t_us";
+    pub const ACKED_BYTES: &str = "acked_bytes";
     pub const CWND: &str = "cwnd";
     pub const SSTHRESH: &str = "ssthresh";
     pub const STATE: &str = "state";
@@ -101,6 +103,8 @@ pub struct WindowRecord {
     /// `None` before the first reduction.
     pub ssthresh: Option<u64>,
     pub state: State,
+    /// Bytes acknowledged since the controller was built.
+    pub acked_bytes: u64,
 }
 
 /// A loss decision, with its evidence, and the window after it.
@@ -137,6 +141,14 @@ pub struct RttRecord {
     pub owd_hint_us: u64,
 }
 
+/// One field's value, as a log carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValue<'a> {
+    U64(u64),
+    Bool(bool),
+    Str(&'a str),
+}
+
 impl Record {
     /// The record an event of [`TARGET`] or [`RTT_TARGET`] carries; `None` for other events or
     /// ones missing a field.
@@ -149,28 +161,48 @@ impl Record {
         event.record(&mut fields);
         fields.into_record()
     }
+
+    /// The record an event's fields make, wherever they were read from (a JSON log line, say);
+    /// `None` if a field is missing or the event is not one of this crate's.
+    pub fn from_fields<'a>(
+        fields: impl IntoIterator<Item = (&'a str, FieldValue<'a>)>,
+    ) -> Option<Record> {
+        let mut all = Fields::default();
+        for (name, value) in fields {
+            match value {
+                FieldValue::U64(v) => all.numbers.push((name.to_owned(), v)),
+                FieldValue::Bool(v) => all.flags.push((name.to_owned(), v)),
+                FieldValue::Str(v) => all.texts.push((name.to_owned(), v.to_owned())),
+            }
+        }
+        all.into_record()
+    }
 }
 
 /// Every field an event may carry, as recorded.
 #[derive(Default)]
 struct Fields {
-    numbers: Vec<(&'static str, u64)>,
-    texts: Vec<(&'static str, String)>,
-    reduced: Option<bool>,
+    numbers: Vec<(String, u64)>,
+    texts: Vec<(String, String)>,
+    flags: Vec<(String, bool)>,
 }
 
 impl Fields {
     fn number(&self, name: &str) -> Option<u64> {
         self.numbers
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| n == name)
             .map(|&(_, v)| v)
+    }
+
+    fn flag(&self, name: &str) -> Option<bool> {
+        self.flags.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 
     fn text(&self, name: &str) -> Option<&str> {
         self.texts
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
@@ -188,6 +220,7 @@ impl Fields {
                 cwnd: self.number(field::CWND)?,
                 ssthresh: self.number(field::SSTHRESH).filter(|&s| s != u64::MAX),
                 state: State::parse(self.text(field::STATE)?)?,
+                acked_bytes: self.number(field::ACKED_BYTES)?,
             })
         };
         match self.text(field::EVENT)? {
@@ -195,7 +228,7 @@ impl Fields {
             "loss" => Some(Record::Loss(LossRecord {
                 window: window()?,
                 verdict: Verdict::parse(self.text(field::VERDICT)?)?,
-                reduced: self.reduced?,
+                reduced: self.flag(field::REDUCED)?,
                 lost_packets: self.number(field::LOST_PACKETS)?,
                 lost_bytes: self.number(field::LOST_BYTES)?,
                 losses_in_window: self.number(field::LOSSES_IN_WINDOW)?,
@@ -222,27 +255,26 @@ impl Fields {
 
 impl Visit for Fields {
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.numbers.push((field.name(), value));
+        self.numbers.push((field.name().to_owned(), value));
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
         if let Ok(value) = u64::try_from(value) {
-            self.numbers.push((field.name(), value));
+            self.numbers.push((field.name().to_owned(), value));
         }
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        if field.name() == field::REDUCED {
-            self.reduced = Some(value);
-        }
+        self.flags.push((field.name().to_owned(), value));
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
-        self.texts.push((field.name(), value.to_owned()));
+        self.texts.push((field.name().to_owned(), value.to_owned()));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.texts.push((field.name(), format!("{value:?}")));
+        self.texts
+            .push((field.name().to_owned(), format!("{value:?}")));
     }
 }
 
@@ -270,6 +302,8 @@ pub(crate) struct Tracer {
     epoch: Instant,
     /// `t_us` of the latest callback that had a time (quinn's MTU update has none).
     t_us: u64,
+    /// Bytes acknowledged since the controller was built.
+    acked: u64,
 }
 
 impl Clone for Tracer {
@@ -279,6 +313,7 @@ impl Clone for Tracer {
             controller: Arc::clone(&self.controller),
             epoch: self.epoch,
             t_us: self.t_us,
+            acked: 0,
         }
     }
 }
@@ -290,7 +325,13 @@ impl Tracer {
             controller,
             epoch,
             t_us: 0,
+            acked: 0,
         }
+    }
+
+    /// Counts `bytes` acknowledged.
+    pub fn acked(&mut self, bytes: u64) {
+        self.acked = self.acked.saturating_add(bytes);
     }
 
     /// Dates the events that follow at `now`.
@@ -311,6 +352,7 @@ impl Tracer {
                 flow = self.flow,
                 controller = &*self.controller,
                 t_us = self.t_us,
+                acked_bytes = self.acked,
                 event = "window",
                 cwnd = after.cwnd,
                 ssthresh = after.ssthresh,
@@ -327,6 +369,7 @@ impl Tracer {
             flow = self.flow,
             controller = &*self.controller,
             t_us = self.t_us,
+            acked_bytes = self.acked,
             event = "loss",
             cwnd = after.cwnd,
             ssthresh = after.ssthresh,

@@ -259,7 +259,7 @@ mod tests {
             let r = tracing::info_span!(SPAN, index = 3u64, role = "receiver");
             s.in_scope(|| {
                 tracing::debug!(target: "discern::cwnd", flow = 99u64, controller = "x",
-                    t_us = 7u64, event = "loss", cwnd = 1000u64, ssthresh = 500u64,
+                    t_us = 7u64, acked_bytes = 0u64, event = "loss", cwnd = 1000u64, ssthresh = 500u64,
                     state = "recovery", verdict = "random", reduced = false, lost_packets = 1u64,
                     lost_bytes = 1200u64, losses_in_window = 1u64, sent_age_us = 42u64,
                     rtt_us = 40u64, srtt_us = 40u64, min_rtt_us = 40u64, reason = "test");
@@ -267,11 +267,11 @@ mod tests {
             });
             r.in_scope(|| {
                 tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x",
-                    t_us = 1u64, event = "window", cwnd = 7u64, ssthresh = 7u64,
+                    t_us = 1u64, acked_bytes = 0u64, event = "window", cwnd = 7u64, ssthresh = 7u64,
                     state = "avoidance");
             });
             tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x", t_us = 1u64,
-                event = "window", cwnd = 8u64, ssthresh = 8u64, state = "avoidance");
+                acked_bytes = 0u64, event = "window", cwnd = 8u64, ssthresh = 8u64, state = "avoidance");
         });
         let mut got = sink.lock().unwrap().clone();
         let at = got.first().map(|e| e.at).unwrap_or_else(Instant::now);

@@ -4,6 +4,7 @@ pub mod capture;
 pub mod cli;
 pub mod controllers;
 pub mod link;
+pub mod logplot;
 pub mod netns;
 pub mod output;
 pub mod repeated;

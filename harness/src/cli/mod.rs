@@ -38,6 +38,10 @@ pub enum Command {
     /// Merge the --out folders of `sweep --shard` or `score --shard` runs into what one
     /// unsharded run writes.
     Merge(MergeArgs),
+    /// Turn an application's JSON log of the controllers' events (tracing-subscriber's JSON
+    /// formatter, target `discern::cwnd` at TRACE) into flows.csv and the cwnd and throughput
+    /// plots a run writes.
+    Plot(PlotArgs),
     /// List the controllers (with parameters) and the scenarios in ./scenarios/.
     List,
     /// Remove the network namespaces (and with them the links, TUN devices and qdiscs) that
@@ -67,6 +71,16 @@ pub struct ScoreArgs {
     /// `discern merge` puts the parts together.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The log: one JSON object per line, as tracing-subscriber's `fmt().json()` writes it.
+    #[arg(value_name = "LOGFILE")]
+    pub log: PathBuf,
+    /// Output folder [default: out/<log file name>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -185,6 +199,7 @@ pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         Command::Sweep(args) => sweep_cmd(args, runner),
         Command::Score(args) => score_cmd(args, runner),
         Command::Merge(args) => merge_cmd(args),
+        Command::Plot(args) => plot_cmd(&args),
         Command::List => list(Path::new("scenarios")),
         Command::Clean(args) => clean(&args),
     }
@@ -679,6 +694,20 @@ fn finish_score(
             plan.len()
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn plot_cmd(args: &PlotArgs) -> anyhow::Result<ExitCode> {
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args.log.file_stem().unwrap_or_default().to_string_lossy();
+        Path::new("out").join(stem.as_ref())
+    });
+    let files = crate::logplot::plot_log(&args.log, &out)?;
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    println!("outputs in {}: {}", out.display(), names.join(", "));
     Ok(ExitCode::SUCCESS)
 }
 
