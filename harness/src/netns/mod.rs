@@ -41,7 +41,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{Drops, FlowSeries, LinkInfo, MeasuredLink, RunOutput, Summary, Timing};
 use crate::scenario::Scenario;
-use crate::sim::tls;
+use crate::tls;
 use crate::transport::{FlowTransport, IP_UDP_OVERHEAD};
 use flow::FlowResult;
 use names::RunPrefix;

@@ -15,9 +15,9 @@ use tokio::time::timeout_at;
 use tracing::Instrument;
 
 use super::flow::{FlowResult, SAMPLE_INTERVAL};
+use crate::payload::Pattern;
 use crate::report::Sample;
-use crate::sim::payload::Pattern;
-use crate::sim::tls;
+use crate::tls;
 
 const CHUNK: usize = 64 * 1024;
 

@@ -16,8 +16,8 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::flow::{FlowResult, SAMPLE_INTERVAL};
 use super::sys;
+use crate::payload::Pattern;
 use crate::report::Sample;
-use crate::sim::payload::Pattern;
 
 /// The prefix of kernel TCP controller ids.
 pub const PREFIX: &str = "tcp-";

@@ -12,9 +12,9 @@ use quinn_proto::{
 
 use super::clock::{secs, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
-use super::payload::Pattern;
 use super::truth::Side;
 use super::SimError;
+use crate::payload::Pattern;
 use crate::report::{Sample, Verdicts};
 
 /// Bytes handed to the sender's stream per `write` call.
@@ -209,7 +209,7 @@ impl FlowState {
         let r = timed(&mut net.quinn_time, || {
             self.client
                 .endpoint
-                .connect(t, config, remote, super::tls::SERVER_NAME)
+                .connect(t, config, remote, crate::tls::SERVER_NAME)
         });
         let (ch, conn) = r.map_err(|e| SimError::Connect {
             flow: self.index,

@@ -30,8 +30,6 @@ mod flow;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
-pub mod payload;
-pub mod tls;
 mod truth;
 
 use std::sync::Arc;
@@ -63,8 +61,8 @@ pub enum SimError {
     Transport(#[from] TransportError),
     #[error("scenario: {0}")]
     Scenario(String),
-    #[error("TLS set-up: {0}")]
-    Tls(String),
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
     #[error("flow {flow}: could not connect: {reason}")]
     Connect { flow: usize, reason: String },
     #[error("flow {flow}: {side} connection failed: {reason}")]
@@ -146,7 +144,7 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
 impl Sim {
     fn new(scenario: &Scenario, sink: Sink) -> Result<Self, SimError> {
         validate(scenario)?;
-        let identity = tls::Identity::generate()?;
+        let identity = crate::tls::Identity::generate()?;
         let server_base = identity.server_config()?;
         let client_base = identity.client_config()?;
         let end = from_duration(scenario.duration);

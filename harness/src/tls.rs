@@ -1,5 +1,5 @@
-//! TLS 1.3 identities for a run: one self-signed certificate, trusted by every client and by
-//! nothing else. Ed25519 keeps signatures (and so handshake packet sizes) the same length in every
+//! TLS 1.3 identities for a run, in either runner: one self-signed certificate, trusted by every
+//! client and by nothing else. Ed25519 keeps signatures (and so handshake packet sizes) the same length in every
 //! run, which determinism needs; the serial number is fixed for the same reason.
 
 use std::sync::Arc;
@@ -7,8 +7,10 @@ use std::sync::Arc;
 use quinn_proto::{ClientConfig, ServerConfig};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use super::SimError;
-
+/// A certificate or TLS configuration could not be built.
+#[derive(Debug, thiserror::Error)]
+#[error("TLS set-up: {0}")]
+pub struct TlsError(String);
 pub const SERVER_NAME: &str = "discern.sim";
 
 pub struct Identity {
@@ -17,8 +19,8 @@ pub struct Identity {
 }
 
 impl Identity {
-    pub fn generate() -> Result<Self, SimError> {
-        let tls = |e: rcgen::Error| SimError::Tls(e.to_string());
+    pub fn generate() -> Result<Self, TlsError> {
+        let tls = |e: rcgen::Error| TlsError(e.to_string());
         let key_pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).map_err(tls)?;
         let mut params =
             rcgen::CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(tls)?;
@@ -30,23 +32,22 @@ impl Identity {
         })
     }
 
-    pub fn server_config(&self) -> Result<ServerConfig, SimError> {
+    pub fn server_config(&self) -> Result<ServerConfig, TlsError> {
         let mut config = ServerConfig::with_single_cert(
             vec![self.cert.clone()],
             PrivateKeyDer::Pkcs8(self.key.clone_key()),
         )
-        .map_err(|e| SimError::Tls(e.to_string()))?;
+        .map_err(|e| TlsError(e.to_string()))?;
         // Address validation tokens would only add handshake noise.
         config.validation_token.sent(0);
         Ok(config)
     }
 
-    pub fn client_config(&self) -> Result<ClientConfig, SimError> {
+    pub fn client_config(&self) -> Result<ClientConfig, TlsError> {
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(self.cert.clone())
-            .map_err(|e| SimError::Tls(e.to_string()))?;
-        ClientConfig::with_root_certificates(Arc::new(roots))
-            .map_err(|e| SimError::Tls(e.to_string()))
+            .map_err(|e| TlsError(e.to_string()))?;
+        ClientConfig::with_root_certificates(Arc::new(roots)).map_err(|e| TlsError(e.to_string()))
     }
 }
