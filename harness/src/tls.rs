@@ -1,6 +1,6 @@
 //! TLS 1.3 identities for a run, in either runner: one self-signed certificate, trusted by every
-//! client and by nothing else. Ed25519 keeps signatures (and so handshake packet sizes) the same length in every
-//! run, which determinism needs; the serial number is fixed for the same reason.
+//! client and by nothing else. Ed25519 keeps signatures (and so handshake packet sizes) the same
+//! length in every run, which determinism needs; the serial number is fixed for the same reason.
 
 use std::sync::Arc;
 
@@ -11,6 +11,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 #[derive(Debug, thiserror::Error)]
 #[error("TLS set-up: {0}")]
 pub struct TlsError(String);
+
+/// The name every client connects to and the certificate names.
 pub const SERVER_NAME: &str = "discern.sim";
 
 pub struct Identity {
