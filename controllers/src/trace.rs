@@ -300,8 +300,9 @@ pub(crate) struct Tracer {
     pub controller: Arc<str>,
     /// When the controller was built: events carry their time since then.
     epoch: Instant,
-    /// `t_us` of the latest callback that had a time (quinn's MTU update has none).
-    t_us: u64,
+    /// The latest callback that had a time (quinn's MTU update has none); `t_us` is computed
+    /// from it only when an event is emitted, as most callbacks emit none.
+    last: Instant,
     /// Bytes acknowledged since the controller was built.
     acked: u64,
 }
@@ -312,7 +313,7 @@ impl Clone for Tracer {
             flow: next_flow_id(),
             controller: Arc::clone(&self.controller),
             epoch: self.epoch,
-            t_us: self.t_us,
+            last: self.last,
             acked: 0,
         }
     }
@@ -324,7 +325,7 @@ impl Tracer {
             flow: next_flow_id(),
             controller,
             epoch,
-            t_us: 0,
+            last: epoch,
             acked: 0,
         }
     }
@@ -336,7 +337,7 @@ impl Tracer {
 
     /// Dates the events that follow at `now`.
     pub fn at(&mut self, now: Instant) {
-        self.t_us = self.t_us_of(now);
+        self.last = now;
     }
 
     fn t_us_of(&self, now: Instant) -> u64 {
@@ -351,7 +352,7 @@ impl Tracer {
                 Level::TRACE,
                 flow = self.flow,
                 controller = &*self.controller,
-                t_us = self.t_us,
+                t_us = self.t_us_of(self.last),
                 acked_bytes = self.acked,
                 event = "window",
                 cwnd = after.cwnd,
@@ -368,7 +369,7 @@ impl Tracer {
             Level::DEBUG,
             flow = self.flow,
             controller = &*self.controller,
-            t_us = self.t_us,
+            t_us = self.t_us_of(self.last),
             acked_bytes = self.acked,
             event = "loss",
             cwnd = after.cwnd,

@@ -45,8 +45,9 @@ pub struct QueueFull {
     congestion_seen: bool,
     /// The path has marked CE.
     marks_ce: bool,
-    /// `(sent, q)` of the latest acknowledged packets, in the order they were acknowledged.
-    recent: VecDeque<(Instant, Duration)>,
+    /// `(sent, acknowledged, ACK delay)` of the latest acknowledged packets, in the order they
+    /// were acknowledged; their queueing delay is worked out only when a loss needs it.
+    recent: VecDeque<(Instant, Instant, Duration)>,
 }
 
 impl QueueFull {
@@ -74,19 +75,16 @@ impl QueueFull {
         self.current.1.max(self.previous)
     }
 
-    fn queueing_of(ack: &Ack) -> Duration {
-        ack.now
-            .saturating_duration_since(ack.sent)
-            .saturating_sub(ack.rtt.ack_delay)
-            .saturating_sub(ack.rtt.min)
-    }
-
     /// The queueing delay met by the packets sent nearest to `sent`: the largest of the two
     /// nearest before and the two nearest after.
-    fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
+    fn queue_met_at(&self, sent: Instant, min_rtt: Duration) -> Option<Duration> {
         let mut before: [Option<(Instant, Duration)>; 2] = [None; 2];
         let mut after: [Option<(Instant, Duration)>; 2] = [None; 2];
-        for &(at, q) in &self.recent {
+        for &(at, acked, ack_delay) in &self.recent {
+            let q = acked
+                .saturating_duration_since(at)
+                .saturating_sub(ack_delay)
+                .saturating_sub(min_rtt);
             let slots = if at <= sent { &mut before } else { &mut after };
             let closer = |slot: &Option<(Instant, Duration)>| {
                 slot.is_none_or(|(other, _)| {
@@ -128,11 +126,11 @@ impl Default for QueueFull {
 
 impl Classifier for QueueFull {
     fn on_ack(&mut self, ack: &Ack) {
-        let q = Self::queueing_of(ack);
         if self.recent.len() == RECENT_PACKETS {
             self.recent.pop_front();
         }
-        self.recent.push_back((ack.sent, q));
+        self.recent
+            .push_back((ack.sent, ack.now, ack.rtt.ack_delay));
     }
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
@@ -150,7 +148,7 @@ impl Classifier for QueueFull {
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
         let queueing = self
-            .queue_met_at(event.sent)
+            .queue_met_at(event.sent, event.rtt.min)
             .unwrap_or_else(|| event.rtt.queueing());
         let full = self.full_queue_delay();
         let tolerance = full.mul_f64(self.fraction).max(self.granularity);
