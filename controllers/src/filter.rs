@@ -1,4 +1,5 @@
-//! A loss classifier in front of any quinn controller (DESIGN 2.1). No paper offers this.
+//! A loss classifier in front of any quinn controller (ARCHITECTURE.md, "Loss classification is
+//! its own piece"). No paper offers this.
 
 use std::any::Any;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! One registry of controller ids (DESIGN 2.1) shared by the harness, the examples and users:
+//! One registry of controller ids (ARCHITECTURE.md, "The registry") shared by the harness, the examples and users:
 //! `tahoe`, `modified-sack:tolerance=0.02`, `composite+quinn-cubic`, ...
 
 use std::error::Error;

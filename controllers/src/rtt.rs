@@ -1,4 +1,4 @@
-//! The per-ACK RTT sample DESIGN 2.2 prescribes, built from quinn's callbacks, and the peer's ACK
+//! The per-ACK RTT sample (ARCHITECTURE.md, "Signals"), built from quinn's callbacks, and the peer's ACK
 //! delay recovered from the way quinn's estimator moves.
 //!
 //! # Recovering the ACK delay

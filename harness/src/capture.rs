@@ -1,4 +1,4 @@
-//! Captures the controllers' `tracing` events (target `discern::cwnd`, DESIGN 2.4) during a run,
+//! Captures the controllers' `tracing` events (target `discern::cwnd`; ARCHITECTURE.md, "Logs") during a run,
 //! for both runners.
 //!
 //! Events are attributed to a flow by the span [`SPAN`] (fields `index` and `role`) that the

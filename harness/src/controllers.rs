@@ -1,4 +1,4 @@
-//! Which congestion controller a flow's sender runs, from its id (DESIGN 2.1), through the
+//! Which congestion controller a flow's sender runs, from its id, through the
 //! controllers crate's registry.
 //!
 //! quinn's own controllers emit no `discern::cwnd` events, so they run behind the crate's loss

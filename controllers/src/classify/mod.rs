@@ -1,4 +1,5 @@
-//! Loss classification, separate from the window response (DESIGN 2.1).
+//! Loss classification, separate from the window response (ARCHITECTURE.md, "Loss
+//! classification is its own piece").
 //!
 //! A [`Classifier`] looks at ACKs and at each loss and says `random` or `congestion`, with its
 //! evidence. [`Discriminator`] adds what every classifier shares: the count of losses in the

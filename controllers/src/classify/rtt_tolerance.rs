@@ -9,7 +9,7 @@ use crate::event::{AckBatch, CongestionEvent, Verdict};
 ///
 /// The paper's prose and flow chart disagree on a loss whose RTT deviation exceeds the
 /// tolerance (the prose says "fast recovery is immediately executed", the chart still checks
-/// S_M_LOSS). We follow DESIGN 2.3, which reads the chart:
+/// S_M_LOSS). We follow the chart, the reading that keeps both halves of the paper's idea:
 /// - deviation of the latest RTT from the averaged RTT within `tolerance`: a random loss, no
 ///   reduction, however many packets the window lost;
 /// - deviation above `tolerance`: the first lost packet of the window sets S_M_LOSS and is only
@@ -28,7 +28,7 @@ pub struct RttTolerance {
 }
 
 impl RttTolerance {
-    /// The paper's default tolerance in DESIGN 2.1 (it sweeps 0, 0.02, 0.05, 0.10, 0.20).
+    /// The default tolerance, 5 % (the paper sweeps 0, 0.02, 0.05, 0.10, 0.20).
     pub const DEFAULT_TOLERANCE: f64 = 0.05;
 
     pub fn new(tolerance: f64, granularity: Duration) -> Self {

@@ -1,4 +1,4 @@
-//! Channel loss models of one link direction (DESIGN 3.2): what the wire does to a packet,
+//! Channel loss models of one link direction: what the wire does to a packet,
 //! independent of queue overflow. Each direction owns its own seeded RNG, so adding a flow or a
 //! link does not perturb the loss sequence of another link.
 

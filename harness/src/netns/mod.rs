@@ -1,5 +1,5 @@
 //! `netns`: a scenario on real quinn endpoints (tokio, UDP sockets) and kernel TCP flows, in Linux
-//! network namespaces joined by veth pairs (DESIGN 3.1).
+//! network namespaces joined by veth pairs (ARCHITECTURE.md, "One link model, two runners").
 //!
 //! * `plan`: the topology as data: a router namespace at each end of every scenario link (the
 //!   tail of X and the head of Y are one router when a path goes X then Y), a namespace per flow

@@ -1,5 +1,5 @@
 //! Result types shared by every runner and by the output writers. `Summary` is serialised as
-//! `summary.json` (DESIGN 3.3): it must be a pure function of scenario and seed in `sim`, so it
+//! `summary.json`: it must be a pure function of scenario and seed in `sim`, so it
 //! holds no wall-clock figures (those go in `RunOutput::timing`).
 
 use serde::{Deserialize, Serialize};

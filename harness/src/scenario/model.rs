@@ -1,4 +1,4 @@
-//! The validated, typed form of a scenario file (DESIGN 3.2). Parsing lives in `parse.rs`; every
+//! The validated, typed form of a scenario file (the format is in the README). Parsing lives in `parse.rs`; every
 //! runner (`sim`, `netns`) consumes only these types.
 
 use std::path::PathBuf;
@@ -163,7 +163,7 @@ pub enum LossModel {
 /// One or more identical transfers from a sender to a receiver across `path`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flow {
-    /// Controller id (DESIGN 2.1), with parameters, e.g. `modified-sack:tolerance=0.02`.
+    /// Controller id (see `discern list`), with parameters, e.g. `modified-sack:tolerance=0.02`.
     pub controller: String,
     /// Indices into `Scenario::links`, sender to receiver.
     pub path: Vec<usize>,

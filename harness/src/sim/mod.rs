@@ -1,5 +1,5 @@
 //! `sim`: a deterministic discrete-event simulator that drives real quinn-proto endpoints over
-//! simulated links (DESIGN 3.1).
+//! simulated links (ARCHITECTURE.md, "One link model, two runners").
 //!
 //! * Virtual time (`clock`): one event queue ordered by (virtual time, insertion order). quinn sees
 //!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
