@@ -15,10 +15,10 @@ use crate::Adapter;
 /// from the minimum window. See [`SackGapAndRtt`] for the comparison at clock granularity.
 ///
 /// Mapping to QUIC: SACK blocks are ACK ranges; "multiple losses in one window" follows
-/// ARCHITECTURE.md, "Signals"; RTT is the per-ACK sample, SRTT the TCP sender's average of one sample per round trip
-/// ([`crate::classify::TcpSrtt`]), not quinn's smoothed RTT. Cannot be carried over: the
-/// paper's check at the third duplicate ACK happens here when quinn declares the loss (packet or
-/// time threshold), which is the same moment in the common case.
+/// ARCHITECTURE.md, "Signals"; RTT is the per-ACK sample, SRTT the TCP sender's average of one
+/// sample per round trip ([`crate::classify::TcpSrtt`]), not quinn's smoothed RTT. Cannot be
+/// carried over: the paper's check at the third duplicate ACK happens here when quinn declares the
+/// loss (packet or time threshold), which is the same moment in the common case.
 pub type Composite = Adapter<CompositeAlgorithm>;
 
 /// Factory for [`Composite`].

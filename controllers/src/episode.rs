@@ -1,8 +1,8 @@
 //! "Multiple losses in one window", the signal papers 000 and 004 read from SACK gaps.
 //!
-//! ARCHITECTURE.md, "Signals": an episode opens when a loss is detected; a later loss event whose largest lost
-//! packet was sent at or before that moment was in flight with the first loss, so it belongs to
-//! the same window. A packet sent after it starts a new episode.
+//! ARCHITECTURE.md, "Signals": an episode opens when a loss is detected; a later loss event whose
+//! largest lost packet was sent at or before that moment was in flight with the first loss, so it
+//! belongs to the same window. A packet sent after it starts a new episode.
 
 use std::time::Instant;
 

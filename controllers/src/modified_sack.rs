@@ -16,12 +16,12 @@ use crate::Adapter;
 /// window is only retransmitted and a further loss in that window runs the postponed fast
 /// recovery. A congestion verdict halves the window once per window, as SACK TCP does.
 ///
-/// Mapping to QUIC: duplicate ACKs are quinn's loss detection; SACK information is the ACK
-/// ranges, from which "several losses in one window" is counted (ARCHITECTURE.md, "Signals"); the RTT is the
-/// per-ACK sample against the TCP sender's average of one sample per round trip
-/// ([`crate::classify::TcpSrtt`]), not quinn's smoothed RTT. Cannot be carried over: the paper checks the RTT
-/// at the first duplicate ACK, before three have arrived; quinn tells a controller of a loss only
-/// once it is declared, so the check happens at the declaration.
+/// Mapping to QUIC: duplicate ACKs are quinn's loss detection; SACK information is the ACK ranges,
+/// from which "several losses in one window" is counted (ARCHITECTURE.md, "Signals"); the RTT is
+/// the per-ACK sample against the TCP sender's average of one sample per round trip
+/// ([`crate::classify::TcpSrtt`]), not quinn's smoothed RTT. Cannot be carried over: the paper
+/// checks the RTT at the first duplicate ACK, before three have arrived; quinn tells a controller
+/// of a loss only once it is declared, so the check happens at the declaration.
 pub type ModifiedSack = Adapter<ModifiedSackAlgorithm>;
 
 /// Factory for [`ModifiedSack`].

@@ -1,5 +1,5 @@
-//! One registry of controller ids (ARCHITECTURE.md, "The registry") shared by the harness, the examples and users:
-//! `tahoe`, `modified-sack:tolerance=0.02`, `composite+quinn-cubic`, ...
+//! One registry of controller ids (ARCHITECTURE.md, "The registry") shared by the harness, the
+//! examples and users: `tahoe`, `modified-sack:tolerance=0.02`, `composite+quinn-cubic`, ...
 
 use std::error::Error;
 use std::fmt;

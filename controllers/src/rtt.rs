@@ -1,5 +1,5 @@
-//! The per-ACK RTT sample (ARCHITECTURE.md, "Signals"), built from quinn's callbacks, and the peer's ACK
-//! delay recovered from the way quinn's estimator moves.
+//! The per-ACK RTT sample (ARCHITECTURE.md, "Signals"), built from quinn's callbacks, and the
+//! peer's ACK delay recovered from the way quinn's estimator moves.
 //!
 //! # Recovering the ACK delay
 //!

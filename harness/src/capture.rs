@@ -1,5 +1,5 @@
-//! Captures the controllers' `tracing` events (target `discern::cwnd`; ARCHITECTURE.md, "Logs") during a run,
-//! for both runners.
+//! Captures the controllers' `tracing` events (target `discern::cwnd`; ARCHITECTURE.md, "Logs")
+//! during a run, for both runners.
 //!
 //! Events are attributed to a flow by the span [`SPAN`] (fields `index` and `role`) that the
 //! runner enters around every call into a flow's sender-side connection (simulator) or

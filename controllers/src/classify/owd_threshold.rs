@@ -7,11 +7,12 @@ use crate::event::{Ack, AckBatch, CongestionEvent, RttSample, Verdict};
 /// Measurement"), section IV, Fig. 3: a one-way-delay threshold `min_owd * (1 + margin)`.
 ///
 /// The paper timestamps segments and has the receiver echo the forward one-way delay, with
-/// synchronised clocks. QUIC has no one-way delay without extensions, so the hint is built from
-/// the RTT (ARCHITECTURE.md, "Signals"): the base one-way delay is half the minimum RTT, and all queueing seen in
-/// the RTT (`latest - min`) is charged to the forward path, which is where a data flow builds its
-/// queue. `min_owd` is tracked on every ACK, as in the paper's steps 2-7; a loss whose hint is
-/// below the threshold is a wireless loss and keeps the window, otherwise NewReno responds.
+/// synchronised clocks. QUIC has no one-way delay without extensions, so the hint is built from the
+/// RTT (ARCHITECTURE.md, "Signals"): the base one-way delay is half the minimum RTT, and all
+/// queueing seen in the RTT (`latest - min`) is charged to the forward path, which is where a data
+/// flow builds its queue. `min_owd` is tracked on every ACK, as in the paper's steps 2-7; a loss
+/// whose hint is below the threshold is a wireless loss and keeps the window, otherwise NewReno
+/// responds.
 ///
 /// The paper checks on the first duplicate ACK and then retransmits at once; in QUIC,
 /// retransmission is always immediate on loss detection, so only the window decision is ported.

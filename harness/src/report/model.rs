@@ -68,7 +68,8 @@ pub struct DelaySignals {
 pub struct LinkInfo {
     /// `sim` or `netns`.
     pub kind: String,
-    /// What shaped the links, e.g. `discrete-event simulator`, `tc netem+tbf`, `tc tbf + user-space link`.
+    /// What shaped the links, e.g. `discrete-event simulator`, `tc netem+tbf`, `tc tbf + user-space
+    /// link`.
     pub engine: String,
 }
 

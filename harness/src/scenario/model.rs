@@ -1,5 +1,5 @@
-//! The validated, typed form of a scenario file (the format is in the README). Parsing lives in `parse.rs`; every
-//! runner (`sim`, `netns`) consumes only these types.
+//! The validated, typed form of a scenario file (the format is in the README). Parsing lives in
+//! `parse.rs`; every runner (`sim`, `netns`) consumes only these types.
 
 use std::path::PathBuf;
 use std::time::Duration;

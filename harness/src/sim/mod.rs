@@ -20,10 +20,11 @@
 //!   ACK delays and one-way-delay hints (their `rtt` events) are scored.
 //!
 //! Pacing is quinn's own: the simulator honours `poll_timeout` and nothing else. The receiver
-//! acknowledges as quinn does by default (every other packet, or after up to 25 ms) unless the
-//! flow sets `max_ack_delay`, which the sender then asks for (ACK frequency extension). Flow-control windows are many path BDPs deep unless the flow sets
-//! `receive_window` (the receiver's advertised window, which then caps the bytes in flight), and
-//! the idle timeout outlives the run, so otherwise the congestion controller alone limits each flow.
+//! acknowledges as quinn does by default (every other packet, or after up to 25 ms) unless the flow
+//! sets `max_ack_delay`, which the sender then asks for (ACK frequency extension). Flow-control
+//! windows are many path BDPs deep unless the flow sets `receive_window` (the receiver's advertised
+//! window, which then caps the bytes in flight), and the idle timeout outlives the run, so
+//! otherwise the congestion controller alone limits each flow.
 
 pub mod clock;
 mod flow;
