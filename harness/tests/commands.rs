@@ -12,24 +12,6 @@ use discern_harness::scenario::Scenario;
 
 mod common;
 
-const SCENARIO: &str = r#"
-name = "two flows"
-description = "two flows over one link"
-duration = "2s"
-seed = 1
-
-[[link]]
-name = "bottleneck"
-rate = "10Mbit"
-delay = "10ms"
-queue = 20
-
-[[flow]]
-controller = "newreno"
-path = ["bottleneck"]
-count = 2
-"#;
-
 /// Goodput = seed Mbit/s per flow; records every scenario it was given.
 fn runner(
     seen: &Mutex<Vec<(Scenario, LinkKind)>>,
@@ -50,7 +32,7 @@ fn runner(
 
 fn write_scenario(dir: &Path) -> String {
     let path = dir.join("two.toml");
-    std::fs::write(&path, SCENARIO).unwrap();
+    std::fs::write(&path, common::two_flows("two flows", "2s")).unwrap();
     path.to_string_lossy().into_owned()
 }
 

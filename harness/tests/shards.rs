@@ -11,24 +11,6 @@ use discern_harness::scenario::Scenario;
 
 mod common;
 
-const SCENARIO: &str = r#"
-name = "pair"
-description = "two flows over one link"
-duration = "1s"
-seed = 1
-
-[[link]]
-name = "bottleneck"
-rate = "10Mbit"
-delay = "10ms"
-queue = 20
-
-[[flow]]
-controller = "newreno"
-path = ["bottleneck"]
-count = 2
-"#;
-
 /// Goodput depends on seed, controller and rate, with fractions that need every digit to round
 /// trip; `composite` on seed 2 fails.
 fn synthetic(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
@@ -72,7 +54,7 @@ fn manifest_indices(dir: &Path) -> Vec<u64> {
 fn sharded_sweeps_merge_to_the_unsharded_bytes_failed_run_included() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("pair.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
+    std::fs::write(&scenario, common::two_flows("pair", "1s")).unwrap();
     let scenario = scenario.to_string_lossy().into_owned();
     for (name, extra) in [
         (

@@ -1,4 +1,7 @@
-//! Synthetic run results for the tests.
+//! Synthetic run results for the tests, and the small scenario they run.
+
+// Each test crate uses some of these helpers.
+#![allow(dead_code)]
 
 use discern_harness::report::*;
 
@@ -76,4 +79,27 @@ pub fn synthetic(controllers: &[&str], goodput_bps: f64, samples: usize) -> RunO
             quinn_s: 0.1,
         },
     }
+}
+
+/// Two NewReno flows over one 10 Mbit/s link for `duration`, as a scenario file's text.
+pub fn two_flows(name: &str, duration: &str) -> String {
+    format!(
+        r#"
+name = "{name}"
+description = "two flows over one link"
+duration = "{duration}"
+seed = 1
+
+[[link]]
+name = "bottleneck"
+rate = "10Mbit"
+delay = "10ms"
+queue = 20
+
+[[flow]]
+controller = "newreno"
+path = ["bottleneck"]
+count = 2
+"#
+    )
 }
