@@ -25,6 +25,24 @@ fn queue_for(path: &mut Path<WindowAlgorithm<QueueFull>>, queueing: Duration, ro
     path.rounds(rounds);
 }
 
+/// Loses `packets` now and checks they are read as congestion and halve the window.
+fn expect_halved(path: &mut Path<WindowAlgorithm<QueueFull>>, packets: u64) {
+    let before = path.cwnd();
+    let decision = path.lose(packets);
+    let reason = decision.evidence.reason;
+    assert_eq!(decision.verdict, Verdict::Congestion, "{reason}");
+    assert_eq!(path.cwnd(), before / 2, "{reason}");
+}
+
+/// Loses `packets` now and checks they are read as random and the window stays.
+fn expect_kept(path: &mut Path<WindowAlgorithm<QueueFull>>, packets: u64) {
+    let before = path.cwnd();
+    let decision = path.lose(packets);
+    let reason = decision.evidence.reason;
+    assert_eq!(decision.verdict, Verdict::Random, "{reason}");
+    assert_eq!(path.cwnd(), before, "{reason}");
+}
+
 #[test]
 fn a_loss_with_an_empty_queue_keeps_the_window() {
     let mut path = settled(&DiscernConfig::default());
@@ -42,15 +60,7 @@ fn a_loss_at_the_full_queue_halves_the_window() {
     // base RTT) and the loss comes while it is there.
     queue_for(&mut path, Duration::from_millis(30), 1);
     queue_for(&mut path, Duration::from_millis(60), 2);
-    let before = path.cwnd();
-    let decision = path.lose(1);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Congestion,
-        "{}",
-        decision.evidence.reason
-    );
-    assert_eq!(path.cwnd(), before / 2);
+    expect_halved(&mut path, 1);
 }
 
 #[test]
@@ -60,15 +70,7 @@ fn once_the_full_level_is_known_a_loss_well_below_it_is_random() {
     assert_eq!(path.lose(1).verdict, Verdict::Congestion);
     // The flow drained the queue after its cut; a loss now met a queue of 10 ms.
     queue_for(&mut path, Duration::from_millis(10), 3);
-    let before = path.cwnd();
-    let decision = path.lose(1);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Random,
-        "{}",
-        decision.evidence.reason
-    );
-    assert_eq!(path.cwnd(), before);
+    expect_kept(&mut path, 1);
     // Back at the full level, congestion again.
     queue_for(&mut path, Duration::from_millis(59), 2);
     assert_eq!(path.lose(1).verdict, Verdict::Congestion);
@@ -90,15 +92,7 @@ fn a_burst_of_losses_confirms_a_shallow_buffer_overflowing() {
     let mut path = settled(&DiscernConfig::default());
     queue_for(&mut path, Duration::from_millis(20), 3);
     let burst = (path.cwnd() / MSS / 8).max(4) + 1;
-    let before = path.cwnd();
-    let decision = path.lose(burst);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Congestion,
-        "{}",
-        decision.evidence.reason
-    );
-    assert_eq!(path.cwnd(), before / 2);
+    expect_halved(&mut path, burst);
 }
 
 #[test]
@@ -109,15 +103,7 @@ fn a_burst_of_losses_with_room_in_the_queue_is_a_channel_burst() {
     assert_eq!(path.lose(1).verdict, Verdict::Congestion);
     queue_for(&mut path, Duration::from_millis(10), 3);
     let burst = (path.cwnd() / MSS / 8).max(4) + 1;
-    let before = path.cwnd();
-    let decision = path.lose(burst);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Random,
-        "{}",
-        decision.evidence.reason
-    );
-    assert_eq!(path.cwnd(), before);
+    expect_kept(&mut path, burst);
 }
 
 #[test]
@@ -173,15 +159,7 @@ fn on_a_marking_path_marks_reduce_gently_and_losses_are_random_even_at_a_full_qu
     // queue seen, is random.
     assert_eq!(path.lose(1).verdict, Verdict::Random);
     queue_for(&mut path, Duration::from_millis(60), 3);
-    let before = path.cwnd();
-    let decision = path.lose(1);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Random,
-        "{}",
-        decision.evidence.reason
-    );
-    assert_eq!(path.cwnd(), before);
+    expect_kept(&mut path, 1);
     // Losing half the window is congestion even there.
     queue_for(&mut path, Duration::ZERO, 2);
     let half = path.cwnd() / MSS / 2 + 1;
