@@ -62,6 +62,7 @@ impl RttSample {
 /// One acknowledged packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ack {
+    /// When quinn delivered the acknowledgement (the callback's `now`).
     pub now: Instant,
     /// When the acknowledged packet was sent.
     pub sent: Instant,
@@ -69,6 +70,7 @@ pub struct Ack {
     pub bytes: u64,
     /// The sender had no data to send before this ACK; growth would be unfounded.
     pub app_limited: bool,
+    /// RTT figures as of this acknowledgement.
     pub rtt: RttSample,
 }
 
@@ -76,6 +78,7 @@ pub struct Ack {
 /// quinn calls `on_end_acks` before it folds the frame's RTT sample into its own estimator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckBatch {
+    /// When quinn processed the frame (the callback's `now`).
     pub now: Instant,
     /// The frame's RTT sample: `latest` is `now - sent` of the newest packet it acknowledged.
     pub rtt: RttSample,
@@ -100,6 +103,7 @@ pub struct AckBatch {
 /// losses), or a persistent-congestion verdict, or an ECN congestion mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CongestionEvent {
+    /// When quinn declared the losses or the mark (the callback's `now`).
     pub now: Instant,
     /// When the largest lost packet was sent.
     pub sent: Instant,
@@ -110,6 +114,7 @@ pub struct CongestionEvent {
     /// RFC 9002 section 7.6: every packet over a period longer than the PTO-derived threshold was
     /// lost; the QUIC counterpart of TCP's retransmission timeout.
     pub persistent: bool,
+    /// RTT figures at the event.
     pub rtt: RttSample,
     /// The sender's congestion window when the event arrived, in whole MSS (0 where unknown).
     pub window_packets: u64,
@@ -138,13 +143,16 @@ impl CongestionEvent {
 /// Where a window-based controller is in its cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum State {
+    /// Exponential growth: one MSS per MSS acknowledged, until `ssthresh` or a loss.
     SlowStart,
+    /// Linear growth: about one MSS per window acknowledged.
     Avoidance,
     /// After a reduction, until a packet sent after it is acknowledged.
     Recovery,
 }
 
 impl State {
+    /// The name the trace events use for this state: `slow-start`, `avoidance` or `recovery`.
     pub fn as_str(self) -> &'static str {
         match self {
             State::SlowStart => "slow-start",
@@ -171,6 +179,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The name the trace events use for this verdict: `random` or `congestion`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Random => "random",
@@ -196,15 +205,18 @@ pub struct Evidence {
     pub threshold: Option<Duration>,
     /// Packets lost so far in the window this event belongs to, this event included.
     pub losses_in_window: u64,
+    /// Name of the classifier rule that decided, as in the `reason` field of the trace events.
     pub reason: &'static str,
 }
 
 /// The outcome of a [`CongestionEvent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
+    /// What the loss was taken to mean.
     pub verdict: Verdict,
     /// Whether the window was reduced. A congestion verdict inside an ongoing recovery period does
     /// not reduce it again.
     pub reduced: bool,
+    /// The figures the verdict was based on.
     pub evidence: Evidence,
 }

@@ -55,6 +55,8 @@ impl QueueFull {
     /// Default memory of the largest queueing delay.
     pub const DEFAULT_MEMORY: Duration = Duration::from_secs(10);
 
+    /// A classifier whose tolerance is `fraction` of `q_full`, the largest queueing delay
+    /// remembered over `memory`; delays below `granularity` are clock noise.
     pub fn new(fraction: f64, granularity: Duration, memory: Duration) -> Self {
         Self {
             fraction,
