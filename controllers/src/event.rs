@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 /// RTT figures at the moment of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RttSample {
     /// `now - sent` of the newest packet acknowledged so far by the latest ACK. It includes the
     /// receiver's ACK delay.
@@ -24,6 +25,17 @@ pub struct RttSample {
 }
 
 impl RttSample {
+    /// The figures as they stand: the `latest` sample, the `smoothed` and `min` RTT, and the
+    /// `ack_delay` known to be in `latest` (zero where unknown).
+    pub fn new(latest: Duration, smoothed: Duration, min: Duration, ack_delay: Duration) -> Self {
+        Self {
+            latest,
+            smoothed,
+            min,
+            ack_delay,
+        }
+    }
+
     /// A path whose every sample equals `rtt`: no queueing, no jitter, no ACK delay.
     pub fn flat(rtt: Duration) -> Self {
         Self {
@@ -61,6 +73,7 @@ impl RttSample {
 
 /// One acknowledged packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Ack {
     /// When quinn delivered the acknowledgement (the callback's `now`).
     pub now: Instant,
@@ -77,6 +90,7 @@ pub struct Ack {
 /// The end of one ACK frame: every packet it newly acknowledged has been passed as an [`Ack`].
 /// quinn calls `on_end_acks` before it folds the frame's RTT sample into its own estimator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AckBatch {
     /// When quinn processed the frame (the callback's `now`).
     pub now: Instant,
@@ -99,9 +113,49 @@ pub struct AckBatch {
     pub resolved: Option<RttSample>,
 }
 
+impl Ack {
+    /// Packet of `bytes` bytes sent at `sent`, acknowledged at `now`; `app_limited` when the
+    /// sender had nothing to send.
+    pub fn new(now: Instant, sent: Instant, bytes: u64, app_limited: bool, rtt: RttSample) -> Self {
+        Self {
+            now,
+            sent,
+            bytes,
+            app_limited,
+            rtt,
+        }
+    }
+}
+
+impl AckBatch {
+    /// The end of a frame processed at `now` with sample `rtt`, that newly acknowledged
+    /// `acked_packets` ack-eliciting packets of `acked_bytes` bytes in all and left `in_flight`
+    /// bytes in flight; `resolved` is the latest earlier sample whose ACK delay is known.
+    pub fn new(
+        now: Instant,
+        rtt: RttSample,
+        acked_bytes: u64,
+        acked_packets: u64,
+        in_flight: u64,
+        app_limited: bool,
+        resolved: Option<RttSample>,
+    ) -> Self {
+        Self {
+            now,
+            rtt,
+            acked_bytes,
+            acked_packets,
+            in_flight,
+            app_limited,
+            resolved,
+        }
+    }
+}
+
 /// Packets declared lost by one ACK (quinn calls the controller once per ACK that reveals
 /// losses), or a persistent-congestion verdict, or an ECN congestion mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CongestionEvent {
     /// When quinn declared the losses or the mark (the callback's `now`).
     pub now: Instant,
@@ -121,6 +175,28 @@ pub struct CongestionEvent {
 }
 
 impl CongestionEvent {
+    /// The event quinn's `on_congestion_event` reports: `lost_bytes` (0 for an ECN-CE mark) in
+    /// packets of `mss` bytes, the largest of them sent at `sent`, and whether quinn declared
+    /// persistent congestion. The window in MSS is left unknown (0).
+    pub fn new(
+        now: Instant,
+        sent: Instant,
+        persistent: bool,
+        lost_bytes: u64,
+        mss: u64,
+        rtt: RttSample,
+    ) -> Self {
+        Self {
+            now,
+            sent,
+            lost_bytes,
+            lost_packets: lost_bytes.div_ceil(mss.max(1)),
+            persistent,
+            rtt,
+            window_packets: 0,
+        }
+    }
+
     /// A loss of `lost_packets` full-sized packets of `mss` bytes.
     pub fn loss(now: Instant, sent: Instant, lost_packets: u64, mss: u64, rtt: RttSample) -> Self {
         Self {
@@ -197,6 +273,7 @@ impl Verdict {
 
 /// Why a verdict was reached: the figures a reader (or a scoring harness) needs to check it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Evidence {
     /// The loss event's sample; `smoothed` is the average the classifier compared against where
     /// it keeps its own ([`crate::classify::TcpSrtt`]), quinn's otherwise.
@@ -211,6 +288,7 @@ pub struct Evidence {
 
 /// The outcome of a [`CongestionEvent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Decision {
     /// What the loss was taken to mean.
     pub verdict: Verdict,
@@ -219,4 +297,33 @@ pub struct Decision {
     pub reduced: bool,
     /// The figures the verdict was based on.
     pub evidence: Evidence,
+}
+
+impl Evidence {
+    /// The evidence for a verdict reached with `threshold` on the loss event's `rtt`, the
+    /// `losses_in_window`-th packet lost in its window, by the rule named `reason`.
+    pub fn new(
+        rtt: RttSample,
+        threshold: Option<Duration>,
+        losses_in_window: u64,
+        reason: &'static str,
+    ) -> Self {
+        Self {
+            rtt,
+            threshold,
+            losses_in_window,
+            reason,
+        }
+    }
+}
+
+impl Decision {
+    /// A `verdict`, whether the window was `reduced`, and the `evidence` behind it.
+    pub fn new(verdict: Verdict, reduced: bool, evidence: Evidence) -> Self {
+        Self {
+            verdict,
+            reduced,
+            evidence,
+        }
+    }
 }

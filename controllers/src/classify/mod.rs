@@ -35,6 +35,7 @@ pub const DEFAULT_GRANULARITY: Duration = Duration::from_millis(1);
 
 /// A classifier's answer for one loss event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Classification {
     /// Whether the loss looks random or like congestion.
     pub verdict: Verdict,
@@ -43,6 +44,18 @@ pub struct Classification {
     pub threshold: Option<Duration>,
     /// Name of the rule that decided, as in the `reason` field of the trace events.
     pub reason: &'static str,
+}
+
+impl Classification {
+    /// A `verdict` reached with `threshold` (where the classifier has one) by the rule named
+    /// `reason`.
+    pub fn new(verdict: Verdict, threshold: Option<Duration>, reason: &'static str) -> Self {
+        Self {
+            verdict,
+            threshold,
+            reason,
+        }
+    }
 }
 
 /// Tells a random loss from a congestion loss.
