@@ -34,7 +34,7 @@ pub enum Reduction {
     Restart {
         /// Factor the window is multiplied by to give `ssthresh`, e.g. 0.5.
         ssthresh_factor: f64,
-        /// Window slow start restarts from, in MSS (1 in Tahoe).
+        /// Window slow start restarts from, in MSS (1 in Tahoe, 3 by default in Modified Tahoe).
         restart_packets: u64,
     },
     /// Westwood+ (Grieco and Mascolo, CCR 2004, section 2; `tcp_westwood.c`): `cwnd = ssthresh =
