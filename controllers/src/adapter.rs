@@ -15,6 +15,7 @@ use crate::window::Window;
 
 /// A congestion-control algorithm as a pure state machine over [`crate::event`] inputs.
 pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
+    /// Reacts to one acknowledged packet: grows the window where the state allows it.
     fn on_ack(&mut self, ack: &Ack);
 
     /// The end of one ACK frame, after its packets' [`Algorithm::on_ack`] calls.
@@ -23,12 +24,15 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
     /// Reacts to lost packets, a persistent-congestion verdict or an ECN mark.
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision;
 
+    /// The path's maximum datagram size changed to `mss` bytes; the window keeps its size in MSS.
     fn on_mss_update(&mut self, mss: u64) {
         self.window_mut().set_mss(mss);
     }
 
+    /// The congestion window and its state.
     fn window(&self) -> &Window;
 
+    /// The congestion window, for the adapter to change (MSS updates, persistent congestion).
     fn window_mut(&mut self) -> &mut Window;
 }
 

@@ -26,10 +26,15 @@ use crate::window::Window;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Reduction {
     /// Fast recovery: `cwnd = ssthresh = cwnd * beta`.
-    Multiplicative { beta: f64 },
+    Multiplicative {
+        /// Factor the window is multiplied by, e.g. 0.5 for NewReno (RFC 6582).
+        beta: f64,
+    },
     /// Tahoe: `ssthresh = cwnd * ssthresh_factor`, slow start from `restart_packets` MSS.
     Restart {
+        /// Factor the window is multiplied by to give `ssthresh`, e.g. 0.5.
         ssthresh_factor: f64,
+        /// Window slow start restarts from, in MSS (1 in Tahoe, 3 by default in Modified Tahoe).
         restart_packets: u64,
     },
     /// Westwood+ (Grieco and Mascolo, CCR 2004, section 2; `tcp_westwood.c`): `cwnd = ssthresh =
@@ -57,7 +62,10 @@ pub enum RandomResponse {
     /// Nothing: QUIC retransmits, the window stays.
     Keep,
     /// A milder cut than congestion's, once per window: Veno's `cwnd * 4/5`.
-    Multiplicative { beta: f64 },
+    Multiplicative {
+        /// Factor the window is multiplied by, 0.8 in Veno.
+        beta: f64,
+    },
 }
 
 /// The classic reading: every loss is congestion.
@@ -92,6 +100,9 @@ pub struct WindowAlgorithm<C> {
 }
 
 impl<C: Classifier> WindowAlgorithm<C> {
+    /// An algorithm that starts from `window`, asks `classifier` about every loss, grows by
+    /// `growth` and closes by `reduction`; `once_per_window` makes it reduce at most once per
+    /// window (NewReno's recovery period) instead of on every congestion event (Reno).
     pub fn new(
         window: Window,
         classifier: C,
@@ -138,10 +149,12 @@ impl<C: Classifier> WindowAlgorithm<C> {
         )
     }
 
+    /// The loss classifier, for reading its state (e.g. its smoothed RTT).
     pub fn classifier(&self) -> &C {
         self.discriminator.classifier()
     }
 
+    /// The rule that grows the window.
     pub fn growth(&self) -> &Growth {
         &self.growth
     }
@@ -251,6 +264,9 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
 
 /// The classifiers of the papers that have one, for the type aliases of the public controllers.
 pub type ModifiedSackAlgorithm = WindowAlgorithm<RttTolerance>;
+/// WNewReno's algorithm: losses classified by a one-way-delay threshold ([`OwdThreshold`]).
 pub type WNewRenoAlgorithm = WindowAlgorithm<OwdThreshold>;
+/// The composite algorithm: losses classified by SACK gaps and RTT ([`SackGapAndRtt`]).
 pub type CompositeAlgorithm = WindowAlgorithm<SackGapAndRtt>;
+/// Reno, NewReno, Tahoe and SACK with every loss taken as congestion ([`LossBased`]).
 pub type LossBasedAlgorithm = WindowAlgorithm<LossBased>;

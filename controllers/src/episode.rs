@@ -8,6 +8,8 @@ use std::time::Instant;
 
 use crate::event::CongestionEvent;
 
+/// Counts the packets lost in one window: the loss episode a loss event belongs to, and how many
+/// packets it has lost so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LossEpisode {
     opened_at: Option<Instant>,

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 /// RTT figures at the moment of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RttSample {
     /// `now - sent` of the newest packet acknowledged so far by the latest ACK. It includes the
     /// receiver's ACK delay.
@@ -24,6 +25,17 @@ pub struct RttSample {
 }
 
 impl RttSample {
+    /// The figures as they stand: the `latest` sample, the `smoothed` and `min` RTT, and the
+    /// `ack_delay` known to be in `latest` (zero where unknown).
+    pub fn new(latest: Duration, smoothed: Duration, min: Duration, ack_delay: Duration) -> Self {
+        Self {
+            latest,
+            smoothed,
+            min,
+            ack_delay,
+        }
+    }
+
     /// A path whose every sample equals `rtt`: no queueing, no jitter, no ACK delay.
     pub fn flat(rtt: Duration) -> Self {
         Self {
@@ -61,7 +73,9 @@ impl RttSample {
 
 /// One acknowledged packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Ack {
+    /// When quinn delivered the acknowledgement (the callback's `now`).
     pub now: Instant,
     /// When the acknowledged packet was sent.
     pub sent: Instant,
@@ -69,13 +83,16 @@ pub struct Ack {
     pub bytes: u64,
     /// The sender had no data to send before this ACK; growth would be unfounded.
     pub app_limited: bool,
+    /// RTT figures as of this acknowledgement.
     pub rtt: RttSample,
 }
 
 /// The end of one ACK frame: every packet it newly acknowledged has been passed as an [`Ack`].
 /// quinn calls `on_end_acks` before it folds the frame's RTT sample into its own estimator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AckBatch {
+    /// When quinn processed the frame (the callback's `now`).
     pub now: Instant,
     /// The frame's RTT sample: `latest` is `now - sent` of the newest packet it acknowledged.
     pub rtt: RttSample,
@@ -96,10 +113,51 @@ pub struct AckBatch {
     pub resolved: Option<RttSample>,
 }
 
+impl Ack {
+    /// Packet of `bytes` bytes sent at `sent`, acknowledged at `now`; `app_limited` when the
+    /// sender had nothing to send.
+    pub fn new(now: Instant, sent: Instant, bytes: u64, app_limited: bool, rtt: RttSample) -> Self {
+        Self {
+            now,
+            sent,
+            bytes,
+            app_limited,
+            rtt,
+        }
+    }
+}
+
+impl AckBatch {
+    /// The end of a frame processed at `now` with sample `rtt`, that newly acknowledged
+    /// `acked_packets` ack-eliciting packets of `acked_bytes` bytes in all and left `in_flight`
+    /// bytes in flight; `resolved` is the latest earlier sample whose ACK delay is known.
+    pub fn new(
+        now: Instant,
+        rtt: RttSample,
+        acked_bytes: u64,
+        acked_packets: u64,
+        in_flight: u64,
+        app_limited: bool,
+        resolved: Option<RttSample>,
+    ) -> Self {
+        Self {
+            now,
+            rtt,
+            acked_bytes,
+            acked_packets,
+            in_flight,
+            app_limited,
+            resolved,
+        }
+    }
+}
+
 /// Packets declared lost by one ACK (quinn calls the controller once per ACK that reveals
 /// losses), or a persistent-congestion verdict, or an ECN congestion mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CongestionEvent {
+    /// When quinn declared the losses or the mark (the callback's `now`).
     pub now: Instant,
     /// When the largest lost packet was sent.
     pub sent: Instant,
@@ -110,12 +168,35 @@ pub struct CongestionEvent {
     /// RFC 9002 section 7.6: every packet over a period longer than the PTO-derived threshold was
     /// lost; the QUIC counterpart of TCP's retransmission timeout.
     pub persistent: bool,
+    /// RTT figures at the event.
     pub rtt: RttSample,
     /// The sender's congestion window when the event arrived, in whole MSS (0 where unknown).
     pub window_packets: u64,
 }
 
 impl CongestionEvent {
+    /// The event quinn's `on_congestion_event` reports: `lost_bytes` (0 for an ECN-CE mark) in
+    /// packets of `mss` bytes, the largest of them sent at `sent`, and whether quinn declared
+    /// persistent congestion. The window in MSS is left unknown (0).
+    pub fn new(
+        now: Instant,
+        sent: Instant,
+        persistent: bool,
+        lost_bytes: u64,
+        mss: u64,
+        rtt: RttSample,
+    ) -> Self {
+        Self {
+            now,
+            sent,
+            lost_bytes,
+            lost_packets: lost_bytes.div_ceil(mss.max(1)),
+            persistent,
+            rtt,
+            window_packets: 0,
+        }
+    }
+
     /// A loss of `lost_packets` full-sized packets of `mss` bytes.
     pub fn loss(now: Instant, sent: Instant, lost_packets: u64, mss: u64, rtt: RttSample) -> Self {
         Self {
@@ -138,13 +219,16 @@ impl CongestionEvent {
 /// Where a window-based controller is in its cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum State {
+    /// Exponential growth: one MSS per MSS acknowledged, until `ssthresh` or a loss.
     SlowStart,
+    /// Linear growth: about one MSS per window acknowledged.
     Avoidance,
     /// After a reduction, until a packet sent after it is acknowledged.
     Recovery,
 }
 
 impl State {
+    /// The name the trace events use for this state: `slow-start`, `avoidance` or `recovery`.
     pub fn as_str(self) -> &'static str {
         match self {
             State::SlowStart => "slow-start",
@@ -171,6 +255,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The name the trace events use for this verdict: `random` or `congestion`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Random => "random",
@@ -188,6 +273,7 @@ impl Verdict {
 
 /// Why a verdict was reached: the figures a reader (or a scoring harness) needs to check it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Evidence {
     /// The loss event's sample; `smoothed` is the average the classifier compared against where
     /// it keeps its own ([`crate::classify::TcpSrtt`]), quinn's otherwise.
@@ -196,15 +282,48 @@ pub struct Evidence {
     pub threshold: Option<Duration>,
     /// Packets lost so far in the window this event belongs to, this event included.
     pub losses_in_window: u64,
+    /// Name of the classifier rule that decided, as in the `reason` field of the trace events.
     pub reason: &'static str,
 }
 
 /// The outcome of a [`CongestionEvent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Decision {
+    /// What the loss was taken to mean.
     pub verdict: Verdict,
     /// Whether the window was reduced. A congestion verdict inside an ongoing recovery period does
     /// not reduce it again.
     pub reduced: bool,
+    /// The figures the verdict was based on.
     pub evidence: Evidence,
+}
+
+impl Evidence {
+    /// The evidence for a verdict reached with `threshold` on the loss event's `rtt`, the
+    /// `losses_in_window`-th packet lost in its window, by the rule named `reason`.
+    pub fn new(
+        rtt: RttSample,
+        threshold: Option<Duration>,
+        losses_in_window: u64,
+        reason: &'static str,
+    ) -> Self {
+        Self {
+            rtt,
+            threshold,
+            losses_in_window,
+            reason,
+        }
+    }
+}
+
+impl Decision {
+    /// A `verdict`, whether the window was `reduced`, and the `evidence` behind it.
+    pub fn new(verdict: Verdict, reduced: bool, evidence: Evidence) -> Self {
+        Self {
+            verdict,
+            reduced,
+            evidence,
+        }
+    }
 }

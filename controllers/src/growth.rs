@@ -18,6 +18,7 @@ pub enum Growth {
     /// ssthresh does not cap it: the reduction already leaves `cwnd = ssthresh` (see
     /// [`SackFew`](crate::SackFew)).
     Fractional {
+        /// MSS added per window acknowledged.
         alpha: f64,
         /// Growth below one byte, carried to the next ACK.
         carry: f64,
@@ -28,7 +29,10 @@ pub enum Growth {
     /// while the flow's own backlog `N = cwnd * (rtt - base_rtt) / rtt` is below `backlog_packets`,
     /// half of it (one MSS every other window) once the flow queues that much: the link is
     /// nearly full, so probing slows down.
-    Veno { backlog_packets: f64 },
+    Veno {
+        /// Veno's `beta`, in packets: the backlog at which growth halves.
+        backlog_packets: f64,
+    },
 }
 
 impl Growth {
@@ -113,6 +117,8 @@ impl Cubic {
     /// RFC 9438 section 4.6.
     pub const BETA: f64 = 0.7;
 
+    /// CUBIC with constant `c` (RFC 9438 section 5.1) and multiplicative decrease `beta` (section
+    /// 4.6).
     pub fn new(c: f64, beta: f64) -> Self {
         Self {
             c,

@@ -55,6 +55,8 @@
 //! `tracing` events described in [`trace`], so the algorithms are unit-tested with synthetic
 //! sequences and a change of quinn's trait touches only the adapter and [`LossFilter`].
 
+#![warn(missing_docs)]
+
 mod adapter;
 mod algorithm;
 pub mod bandwidth;

@@ -33,6 +33,7 @@ impl ControllerSpec {
         &self.id
     }
 
+    /// The factory to hand to `TransportConfig::congestion_controller_factory`.
     pub fn factory(&self) -> Factory {
         self.factory.clone()
     }
@@ -63,8 +64,11 @@ impl fmt::Debug for ControllerSpec {
 /// A controller the registry knows: one row of the one table every id is resolved from.
 #[derive(Debug, Clone, Copy)]
 pub struct ControllerInfo {
+    /// The id as written in a controller spec, e.g. `modified-sack`.
     pub id: &'static str,
+    /// One line on what the controller is, for `--help` and listings.
     pub summary: &'static str,
+    /// The parameters it takes after `:`, with their defaults.
     pub params: &'static [ParamInfo],
     /// Whether it can stand before `+` as a loss classifier for another controller.
     pub classifier: bool,
@@ -82,8 +86,11 @@ type Built = (Factory, Option<u32>);
 /// A parameter of a controller id, `id:name=value`.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamInfo {
+    /// Name as written after `:`, e.g. `tolerance`.
     pub name: &'static str,
+    /// The value used when the id does not set it, as it would be written.
     pub default: &'static str,
+    /// One line on what the parameter means and its unit.
     pub help: &'static str,
 }
 
@@ -626,28 +633,46 @@ fn parse_duration(text: &str) -> Option<Duration> {
 /// Why a controller id could not be resolved. The messages name the problem and the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
+    /// The id (or one side of its `+`) names no controller: it is empty or only whitespace.
     Empty,
+    /// No controller has this id.
     UnknownController {
+        /// The id as given.
         id: String,
     },
+    /// The controller takes no parameter of this name.
     UnknownParameter {
+        /// The controller's id.
         controller: &'static str,
+        /// The parameter's name as given.
         param: String,
     },
+    /// A parameter was named without `=VALUE`.
     MissingValue {
+        /// The controller's id.
         controller: &'static str,
+        /// The parameter's name.
         param: String,
     },
+    /// A parameter's value does not parse or is out of range.
     BadValue {
+        /// The controller's id.
         controller: &'static str,
+        /// The parameter's name.
         param: String,
+        /// The value as given.
         value: String,
+        /// What the value should be, in words.
         expected: &'static str,
     },
+    /// The part before `+` is not a loss classifier.
     NotAClassifier {
+        /// The whole id as given.
         id: String,
     },
+    /// The id has more than one `+`: only one classifier may stand in front of a controller.
     NestedFilter {
+        /// The whole id as given.
         id: String,
     },
 }

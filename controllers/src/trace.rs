@@ -51,27 +51,51 @@ pub const RTT_TARGET: &str = "discern::rtt";
 
 /// The names of the events' fields.
 pub mod field {
+    /// Process-unique id of the controller instance (one per connection path).
     pub const FLOW: &str = "flow";
+    /// The controller's id, e.g. `composite` or `composite+quinn-cubic`.
     pub const CONTROLLER: &str = "controller";
+    /// `window`, `loss` or `rtt`: which kind of event this is.
     pub const EVENT: &str = "event";
+    /// When the callback happened, in microseconds since the controller was built.
     pub const T_US: &str = "t_us";
+    /// Bytes acknowledged since the controller was built: a sender's delivered bytes.
     pub const ACKED_BYTES: &str = "acked_bytes";
+    /// Congestion window after the event, in bytes.
     pub const CWND: &str = "cwnd";
+    /// Slow-start threshold in bytes; `u64::MAX` before the first reduction.
     pub const SSTHRESH: &str = "ssthresh";
+    /// `slow-start`, `avoidance` or `recovery`.
     pub const STATE: &str = "state";
+    /// `random` or `congestion`.
     pub const VERDICT: &str = "verdict";
+    /// Whether the loss reduced the window.
     pub const REDUCED: &str = "reduced";
+    /// Packets lost in this congestion event.
     pub const LOST_PACKETS: &str = "lost_packets";
+    /// Bytes lost in this congestion event.
     pub const LOST_BYTES: &str = "lost_bytes";
+    /// Packets lost so far in this event's window.
     pub const LOSSES_IN_WINDOW: &str = "losses_in_window";
+    /// `now - sent`, in microseconds, of the largest lost packet (loss events) or of the ACK
+    /// frame's newest packet (rtt events).
     pub const SENT_AGE_US: &str = "sent_age_us";
+    /// Latest RTT sample, in microseconds (rtt events: the raw sample, ACK delay included).
     pub const RTT_US: &str = "rtt_us";
+    /// Smoothed RTT the classifier compared against, in microseconds.
     pub const SRTT_US: &str = "srtt_us";
+    /// Minimum RTT seen, in microseconds.
     pub const MIN_RTT_US: &str = "min_rtt_us";
+    /// The classifier's threshold in microseconds, when it has one.
     pub const THRESHOLD_US: &str = "threshold_us";
+    /// The rule that decided the verdict.
     pub const REASON: &str = "reason";
+    /// `now` minus when the ACK frame whose delay was recovered was processed, in microseconds.
     pub const FRAME_AGE_US: &str = "frame_age_us";
+    /// The ACK delay recovered for the frame, in microseconds.
     pub const ACK_DELAY_US: &str = "ack_delay_us";
+    /// The frame's forward one-way-delay hint ([`crate::event::RttSample::owd_hint`]), in
+    /// microseconds.
     pub const OWD_HINT_US: &str = "owd_hint_us";
 }
 
@@ -79,8 +103,11 @@ pub mod field {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Record {
+    /// A `window` event: the window or the state changed.
     Window(WindowRecord),
+    /// A `loss` event: a loss decision.
     Loss(LossRecord),
+    /// An `rtt` event: an ACK frame's delay recovered.
     Rtt(RttRecord),
 }
 
@@ -88,7 +115,9 @@ pub enum Record {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Origin {
+    /// Process-unique id of the controller instance, as in the `flow` field of the events.
     pub flow: u64,
+    /// The controller's id, e.g. `composite` or `composite+quinn-cubic`.
     pub controller: String,
     /// Microseconds since the controller was built.
     pub t_us: u64,
@@ -98,10 +127,13 @@ pub struct Origin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WindowRecord {
+    /// Which instance, and when.
     pub origin: Origin,
+    /// Congestion window after the change, in bytes.
     pub cwnd: u64,
     /// `None` before the first reduction.
     pub ssthresh: Option<u64>,
+    /// Controller state after the change.
     pub state: State,
     /// Bytes acknowledged since the controller was built.
     pub acked_bytes: u64,
@@ -111,17 +143,30 @@ pub struct WindowRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct LossRecord {
+    /// Window and state after the decision.
     pub window: WindowRecord,
+    /// Whether the classifier called the loss random or congestion.
     pub verdict: Verdict,
+    /// Whether the window was reduced (a random loss leaves it alone).
     pub reduced: bool,
+    /// Packets lost in this congestion event (`ceil(lost_bytes / MSS)`).
     pub lost_packets: u64,
+    /// Bytes lost in this congestion event.
     pub lost_bytes: u64,
+    /// Packets lost so far in this event's window, this event's included.
     pub losses_in_window: u64,
+    /// `now - sent` of the largest lost packet, in microseconds.
     pub sent_age_us: u64,
+    /// Latest RTT sample, in microseconds.
     pub rtt_us: u64,
+    /// Smoothed RTT the classifier compared against, in microseconds (TCP-style for `composite` and
+    /// `modified-sack`, quinn's otherwise).
     pub srtt_us: u64,
+    /// Minimum RTT seen, in microseconds.
     pub min_rtt_us: u64,
+    /// The classifier's threshold in microseconds, when it has one.
     pub threshold_us: Option<u64>,
+    /// The rule that decided.
     pub reason: String,
 }
 
@@ -129,7 +174,9 @@ pub struct LossRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct RttRecord {
+    /// Process-unique id of the controller instance, as in the `flow` field of the events.
     pub flow: u64,
+    /// When the delay was recovered, in microseconds since the controller was built.
     pub t_us: u64,
     /// Emission time minus when the frame was processed.
     pub frame_age_us: u64,
@@ -137,15 +184,21 @@ pub struct RttRecord {
     pub sent_age_us: u64,
     /// The frame's raw sample, ACK delay included.
     pub rtt_us: u64,
+    /// The ACK delay recovered for the frame, in microseconds.
     pub ack_delay_us: u64,
+    /// The frame's forward one-way-delay hint ([`crate::event::RttSample::owd_hint`]), in
+    /// microseconds.
     pub owd_hint_us: u64,
 }
 
 /// One field's value, as a log carries it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldValue<'a> {
+    /// A number (every numeric field is a non-negative integer).
     U64(u64),
+    /// A flag, such as `reduced`.
     Bool(bool),
+    /// A word or phrase, such as `event`, `verdict` or `reason`.
     Str(&'a str),
 }
 

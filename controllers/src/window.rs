@@ -28,6 +28,8 @@ pub struct Window {
 }
 
 impl Window {
+    /// A window of `initial_window` bytes, never below `floor_packets` MSS of `mss` bytes;
+    /// `ssthresh` starts unbounded.
     pub fn new(initial_window: u64, mss: u64, floor_packets: u64) -> Self {
         let mss = mss.max(1);
         let floor_packets = floor_packets.max(1);
@@ -42,14 +44,17 @@ impl Window {
         }
     }
 
+    /// Congestion window, in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cwnd
     }
 
+    /// Slow-start threshold, in bytes; `u64::MAX` before the first reduction.
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
 
+    /// Maximum segment size, in bytes: the path's maximum datagram size as quinn reports it.
     pub fn mss(&self) -> u64 {
         self.mss
     }
@@ -59,6 +64,8 @@ impl Window {
         self.floor_packets.saturating_mul(self.mss)
     }
 
+    /// Slow start below `ssthresh`, avoidance at or above it, recovery after a reduction until a
+    /// packet sent after it is acknowledged.
     pub fn state(&self) -> State {
         if self.in_recovery {
             State::Recovery

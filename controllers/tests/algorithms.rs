@@ -355,13 +355,13 @@ fn acks_of_packets_sent_before_a_reduction_do_not_grow_the_window() {
     let reduced = path.cwnd();
     let now = path.at(path.clock + RTT);
     for _ in 0..50 {
-        path.algorithm.on_ack(&discern::event::Ack {
+        path.algorithm.on_ack(&discern::event::Ack::new(
             now,
-            sent: sent_before,
-            bytes: MSS,
-            app_limited: false,
-            rtt: path.rtt,
-        });
+            sent_before,
+            MSS,
+            false,
+            path.rtt,
+        ));
     }
     assert_eq!(path.cwnd(), reduced);
     assert_eq!(path.window().state(), State::Recovery);
@@ -373,13 +373,8 @@ fn app_limited_acks_do_not_grow_the_window() {
     let before = path.cwnd();
     let sent = path.at(path.clock);
     let now = path.at(path.clock + RTT);
-    path.algorithm.on_ack(&discern::event::Ack {
-        now,
-        sent,
-        bytes: MSS,
-        app_limited: true,
-        rtt: path.rtt,
-    });
+    path.algorithm
+        .on_ack(&discern::event::Ack::new(now, sent, MSS, true, path.rtt));
     assert_eq!(path.cwnd(), before);
 }
 

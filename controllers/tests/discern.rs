@@ -128,15 +128,15 @@ fn a_single_delayed_ack_does_not_raise_the_full_level() {
     // One frame for one packet, held 80 ms by the receiver (its ACK delay is not known): a
     // receiver sends such a frame late, so it says nothing about the queue.
     let now = path.at(path.clock);
-    path.algorithm.on_ack_batch(&discern::event::AckBatch {
+    path.algorithm.on_ack_batch(&discern::event::AckBatch::new(
         now,
-        rtt: path.rtt.with_latest(RTT + Duration::from_millis(80)),
-        acked_bytes: MSS,
-        acked_packets: 1,
-        in_flight: 0,
-        app_limited: false,
-        resolved: None,
-    });
+        path.rtt.with_latest(RTT + Duration::from_millis(80)),
+        MSS,
+        1,
+        0,
+        false,
+        None,
+    ));
     assert_eq!(path.algorithm.classifier().full_queue_delay(), full);
 }
 

@@ -50,12 +50,12 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn rtt((latest, smoothed, min): (u64, u64, u64)) -> RttSample {
-    RttSample {
-        latest: Duration::from_micros(latest),
-        smoothed: Duration::from_micros(smoothed),
-        min: Duration::from_micros(min),
-        ack_delay: Duration::ZERO,
-    }
+    RttSample::new(
+        Duration::from_micros(latest),
+        Duration::from_micros(smoothed),
+        Duration::from_micros(min),
+        Duration::ZERO,
+    )
 }
 
 fn shift(at: Instant, offset_us: i64) -> Instant {
@@ -92,13 +92,13 @@ fn check<A: Algorithm>(
                 rtt_us,
             } => {
                 now += Duration::from_micros(advance_us);
-                algorithm.on_ack(&Ack {
+                algorithm.on_ack(&Ack::new(
                     now,
-                    sent: shift(now, sent_offset_us),
+                    shift(now, sent_offset_us),
                     bytes,
                     app_limited,
-                    rtt: rtt(rtt_us),
-                });
+                    rtt(rtt_us),
+                ));
             }
             Op::Loss {
                 advance_us,
@@ -109,15 +109,14 @@ fn check<A: Algorithm>(
             } => {
                 now += Duration::from_micros(advance_us);
                 let mss = algorithm.window().mss();
-                let event = CongestionEvent {
+                let event = CongestionEvent::new(
                     now,
-                    sent: shift(now, sent_offset_us),
-                    lost_bytes,
-                    lost_packets: lost_bytes.div_ceil(mss),
+                    shift(now, sent_offset_us),
                     persistent,
-                    rtt: rtt(rtt_us),
-                    window_packets: 0,
-                };
+                    lost_bytes,
+                    mss,
+                    rtt(rtt_us),
+                );
                 let decision = algorithm.on_congestion(&event);
                 if decision.verdict == Verdict::Random && random_keeps_window {
                     prop_assert!(!decision.reduced);

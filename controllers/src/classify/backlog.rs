@@ -20,6 +20,7 @@ impl Backlog {
     /// Veno's `beta`: 3 packets.
     pub const DEFAULT_BETA: f64 = 3.0;
 
+    /// A classifier that calls a loss random while the backlog is below `beta` packets.
     pub fn new(beta: f64) -> Self {
         Self { beta }
     }

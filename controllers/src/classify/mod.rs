@@ -36,10 +36,27 @@ pub const DEFAULT_GRANULARITY: Duration = Duration::from_millis(1);
 
 /// A classifier's answer for one loss event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Classification {
+    /// Whether the loss looks random or like congestion.
     pub verdict: Verdict,
+    /// The RTT (or one-way-delay hint) at or above which the classifier suspects congestion, where
+    /// it has one.
     pub threshold: Option<Duration>,
+    /// Name of the rule that decided, as in the `reason` field of the trace events.
     pub reason: &'static str,
+}
+
+impl Classification {
+    /// A `verdict` reached with `threshold` (where the classifier has one) by the rule named
+    /// `reason`.
+    pub fn new(verdict: Verdict, threshold: Option<Duration>, reason: &'static str) -> Self {
+        Self {
+            verdict,
+            threshold,
+            reason,
+        }
+    }
 }
 
 /// Tells a random loss from a congestion loss.
@@ -72,6 +89,7 @@ pub struct Discriminator<C> {
 }
 
 impl<C: Classifier> Discriminator<C> {
+    /// A discriminator that asks `classifier` and counts losses per window itself.
     pub fn new(classifier: C) -> Self {
         Self {
             classifier,
@@ -79,14 +97,17 @@ impl<C: Classifier> Discriminator<C> {
         }
     }
 
+    /// The classifier, for reading its state.
     pub fn classifier(&self) -> &C {
         &self.classifier
     }
 
+    /// Passes an acknowledged packet to the classifier.
     pub fn on_ack(&mut self, ack: &Ack) {
         self.classifier.on_ack(ack);
     }
 
+    /// Passes the end of an ACK frame to the classifier.
     pub fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.classifier.on_ack_batch(batch);
     }

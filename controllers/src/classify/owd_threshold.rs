@@ -31,6 +31,8 @@ impl OwdThreshold {
     /// The paper's wireless margin: "5-15 % of min_owd"; its results use 15 %.
     pub const DEFAULT_MARGIN: f64 = 0.15;
 
+    /// A classifier whose threshold is `min_owd * (1 + margin)`, never closer to `min_owd` than
+    /// `granularity` (differences below it are clock noise).
     pub fn new(margin: f64, granularity: Duration) -> Self {
         Self {
             margin,

@@ -56,6 +56,8 @@ impl QueueFull {
     /// Default memory of the largest queueing delay.
     pub const DEFAULT_MEMORY: Duration = Duration::from_secs(10);
 
+    /// A classifier whose tolerance is `max(granularity, fraction * q_full)`, `q_full` being the
+    /// largest queueing delay remembered over `memory`.
     pub fn new(fraction: f64, granularity: Duration, memory: Duration) -> Self {
         Self {
             fraction,

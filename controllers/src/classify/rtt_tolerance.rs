@@ -31,6 +31,8 @@ impl RttTolerance {
     /// The default tolerance, 5 % (the paper sweeps 0, 0.02, 0.05, 0.10, 0.20).
     pub const DEFAULT_TOLERANCE: f64 = 0.05;
 
+    /// A classifier that tolerates a deviation of `tolerance` (a fraction of the averaged RTT)
+    /// before it suspects congestion; deviations below `granularity` are clock noise.
     pub fn new(tolerance: f64, granularity: Duration) -> Self {
         Self {
             tolerance,

@@ -21,6 +21,7 @@ pub struct SackGapAndRtt {
 }
 
 impl SackGapAndRtt {
+    /// A classifier that compares `RTT <= SRTT` at `granularity`.
     pub fn new(granularity: Duration) -> Self {
         Self {
             granularity,

@@ -43,6 +43,7 @@ impl TcpSrtt {
         self.average.unwrap_or(fallback)
     }
 
+    /// The average, `None` before the first ACK frame.
     pub fn get(&self) -> Option<Duration> {
         self.average
     }

@@ -53,23 +53,18 @@ impl<A: Algorithm> Path<A> {
         let now = self.at(self.clock);
         let packets = (self.cwnd() / MSS).max(1);
         for packet in 0..packets {
-            self.algorithm.on_ack(&Ack {
-                now,
-                sent,
-                bytes: MSS,
-                app_limited: false,
-                rtt: self.rtt,
-            });
+            self.algorithm
+                .on_ack(&Ack::new(now, sent, MSS, false, self.rtt));
             if packet % 2 == 1 || packet + 1 == packets {
-                self.algorithm.on_ack_batch(&AckBatch {
+                self.algorithm.on_ack_batch(&AckBatch::new(
                     now,
-                    rtt: self.rtt,
-                    acked_bytes: MSS * (1 + packet % 2),
-                    acked_packets: 1 + packet % 2,
-                    in_flight: (packets - packet - 1) * MSS,
-                    app_limited: false,
-                    resolved: Some(self.rtt),
-                });
+                    self.rtt,
+                    MSS * (1 + packet % 2),
+                    1 + packet % 2,
+                    (packets - packet - 1) * MSS,
+                    false,
+                    Some(self.rtt),
+                ));
             }
         }
     }
