@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Turns the criterion results of `cargo bench -p discern --bench controllers` into a table of
+"""Turns the criterion results of `cargo bench -p quinn-discern --bench controllers` into a table of
 per-ACK and per-loss costs with ratios to quinn's NewReno and CUBIC, all from the same run.
 
-    cargo bench -p discern --bench controllers && scripts/bench-table.py           # print
-    cargo bench -p discern --bench controllers && scripts/bench-table.py --write   # README too
+    cargo bench -p quinn-discern --bench controllers && scripts/bench-table.py           # print
+    cargo bench -p quinn-discern --bench controllers && scripts/bench-table.py --write   # README too
 """
 
 import argparse

@@ -5,7 +5,7 @@
                --baseline newreno`: the printed table (means, 95 % intervals, paired ratio)
   scoreboard   `discern score --runs N` over the default controllers: one row per controller from
                score.csv, and the heatmap copied to docs/results/score.png
-  sim-speed    the simulator speed table of `cargo test --release -p discern-harness
+  sim-speed    the simulator speed table of `cargo test --release -p quinn-discern-harness
                --test sim_speed -- --ignored --nocapture`
 
 The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
@@ -188,7 +188,7 @@ def discern_sections(rows, runs):
 
 
 def sim_speed(args):
-    out = run(["cargo", "test", "--release", "-q", "-p", "discern-harness", "--test", "sim_speed",
+    out = run(["cargo", "test", "--release", "-q", "-p", "quinn-discern-harness", "--test", "sim_speed",
                "--", "--ignored", "--nocapture"], stdout=subprocess.PIPE).stdout
     table = [l for l in out.splitlines() if l.startswith("|")]
     return "\n".join(table)
@@ -205,7 +205,7 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="scoreboard: tabulate the last run's score.csv instead of running it")
     args = ap.parse_args()
-    run(["cargo", "build", "--release", "-q", "-p", "discern-harness"])
+    run(["cargo", "build", "--release", "-q", "-p", "quinn-discern-harness"])
     readme = ROOT / "README.md"
     for marker, make in [("sweep-runs", sweep_runs), ("scoreboard", scoreboard),
                          ("sim-speed", sim_speed)]:

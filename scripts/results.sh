@@ -54,7 +54,7 @@ sweep_keeping_failures() {
 
 start=$SECONDS
 if [[ -z ${TABLES_ONLY:-} ]]; then
-    cargo build --release -p discern-harness
+    cargo build --release -p quinn-discern-harness
     mkdir -p "$OUT"
     build=$SECONDS
     echo "sweeps (--jobs $JOBS):"

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use discern_harness::report::{FlowSummary, Summary};
-use discern_harness::scenario::{Override, Scenario};
-use discern_harness::score::classes::CLASSES;
-use discern_harness::sim;
+use quinn_discern_harness::report::{FlowSummary, Summary};
+use quinn_discern_harness::scenario::{Override, Scenario};
+use quinn_discern_harness::score::classes::CLASSES;
+use quinn_discern_harness::sim;
 
 fn scenario(file: &str, overrides: &[&str]) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

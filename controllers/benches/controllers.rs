@@ -15,7 +15,7 @@ use quinn_proto::congestion::Controller;
 use quinn_proto::RttEstimator;
 
 fn ids() -> Vec<String> {
-    discern::registry::catalog()
+    quinn_discern::registry::catalog()
         .iter()
         .filter(|c| c.id != "quinn-bbr")
         .map(|c| c.id.to_owned())
@@ -24,7 +24,7 @@ fn ids() -> Vec<String> {
 }
 
 fn build(id: &str) -> Box<dyn Controller> {
-    discern::registry::parse(id)
+    quinn_discern::registry::parse(id)
         .unwrap()
         .factory()
         .build(Instant::now(), 1200)

@@ -2,9 +2,9 @@
 //! congestion controller, and the controller's loss decisions are printed as `tracing` log lines.
 //!
 //! ```text
-//! cargo run -p discern --example drop_in                                # loss decisions
-//! RUST_LOG=discern::cwnd=trace cargo run -p discern --example drop_in   # and every window change
-//! cargo run -p discern --example drop_in -- --json 2> drop_in.log       # a log to plot:
+//! cargo run -p quinn-discern --example drop_in                                # loss decisions
+//! RUST_LOG=discern::cwnd=trace cargo run -p quinn-discern --example drop_in   # and every window change
+//! cargo run -p quinn-discern --example drop_in -- --json 2> drop_in.log       # a log to plot:
 //! discern plot drop_in.log                                              # flows.csv, cwnd, throughput
 //! ```
 
@@ -50,7 +50,7 @@ async fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
 
     // The drop-in: a discern controller in the sender's transport config.
     let mut transport = TransportConfig::default();
-    transport.congestion_controller_factory(Arc::new(discern::CompositeConfig::default()));
+    transport.congestion_controller_factory(Arc::new(quinn_discern::CompositeConfig::default()));
 
     let mut roots = rustls::RootCertStore::empty();
     roots.add(cert)?;

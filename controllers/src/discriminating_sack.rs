@@ -19,7 +19,7 @@ use crate::Adapter;
 /// way. Modified SACK and Composite have the same shape with their papers' classifiers and
 /// their own types.
 ///
-/// Mapping to QUIC: as [`crate::NewReno`]; the classifier sees every ACK and every loss event.
+/// Mapping to QUIC: as [`crate::SackNewReno`]; the classifier sees every ACK and every loss event.
 pub type DiscriminatingSack<C> = Adapter<WindowAlgorithm<C>>;
 
 /// Factory for [`DiscriminatingSack`]: every new connection starts from a clone of `classifier`.

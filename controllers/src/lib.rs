@@ -10,26 +10,39 @@
 //! |---|---|---|
 //! | `tahoe` | [`TahoeConfig`] | baseline |
 //! | `reno` | [`RenoConfig`] | baseline |
-//! | `newreno` | [`NewRenoConfig`] | baseline; SACK TCP in QUIC |
+//! | `newreno` | [`SackNewRenoConfig`] | baseline; SACK TCP in QUIC |
 //! | `modified-tahoe` | [`ModifiedTahoeConfig`] | 001, section 5.2 |
 //! | `modified-sack` | [`ModifiedSackConfig`] | 000, section 3.1 |
 //! | `wnewreno` | [`WNewRenoConfig`] | 002, section IV |
 //! | `sack-few` | [`SackFewConfig`] | 003, section 2 |
 //! | `composite` | [`CompositeConfig`] | 004, section 3 |
+//! | `veno` | [`VenoConfig`] | Fu and Liew, JSAC 2003 |
+//! | `westwood` | [`WestwoodConfig`] | Grieco and Mascolo, CCR 2004 |
+//! | `spike`, `zigzag`, `trend` | [`DiscriminatingSackConfig`] | Cen et al., ToN 2003; Hsiao et al., ICASSP 2005 |
+//! | `discern` | [`DiscernConfig`] | this crate's own: a loss that did not meet a full queue is random |
 //!
-//! Any of the three classifiers can also stand in front of any quinn controller, quinn's own
-//! CUBIC or BBR included, through [`LossFilterConfig`] (`composite+quinn-cubic` in
-//! [`registry`]).
+//! Any classifier can also stand in front of any quinn controller, quinn's own CUBIC or BBR
+//! included, through [`LossFilterConfig`] (`discern+quinn-cubic` in [`registry`]).
+//!
+//! The names do not clash with quinn's: both crates glob-import side by side (this crate's
+//! NewReno, SACK TCP in QUIC, is [`SackNewReno`]).
+//!
+//! ```
+//! use quinn::congestion::*;
+//! use quinn_discern::*;
+//! let _quinns: NewRenoConfig = NewRenoConfig::default();
+//! let _ours: SackNewRenoConfig = SackNewRenoConfig::default();
+//! ```
 //!
 //! ```no_run
 //! use std::sync::Arc;
 //! let mut transport = quinn_proto::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(discern::CompositeConfig::default()));
+//! transport.congestion_controller_factory(Arc::new(quinn_discern::CompositeConfig::default()));
 //! // Modified Tahoe also needs quinn's packet threshold of 2:
-//! discern::ModifiedTahoeConfig::default().configure(&mut transport);
+//! quinn_discern::ModifiedTahoeConfig::default().configure(&mut transport);
 //! // Or by id, as the harness does:
-//! discern::registry::parse("modified-sack:tolerance=0.02")?.apply(&mut transport);
-//! # Ok::<(), discern::registry::ParseError>(())
+//! quinn_discern::registry::parse("modified-sack:tolerance=0.02")?.apply(&mut transport);
+//! # Ok::<(), quinn_discern::registry::ParseError>(())
 //! ```
 //!
 //! # From TCP to QUIC
@@ -93,7 +106,7 @@ pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterConfig};
 pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
-pub use reno::{NewReno, NewRenoConfig, Reno, RenoConfig};
+pub use reno::{Reno, RenoConfig, SackNewReno, SackNewRenoConfig};
 pub use sack_few::{SackFew, SackFewConfig};
 pub use tahoe::{ModifiedTahoe, ModifiedTahoeConfig, Tahoe, TahoeConfig};
 pub use veno::{Veno, VenoConfig};

@@ -13,8 +13,8 @@ use crate::classify::{Classifier, Spike, Trend, ZigZag, DEFAULT_GRANULARITY};
 use crate::param::ParamError;
 use crate::{
     CompositeConfig, DiscernConfig, DiscernGrowth, DiscriminatingSackConfig, LossFilterConfig,
-    ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, RenoConfig, SackFewConfig, TahoeConfig,
-    VenoConfig, WNewRenoConfig, WestwoodConfig,
+    ModifiedSackConfig, ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig,
+    TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
 };
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -122,7 +122,7 @@ const CATALOG: &[ControllerInfo] = &[
         summary: "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window",
         params: &[],
         classifier: false,
-        build: |_| Ok((Arc::new(NewRenoConfig::default()), None)),
+        build: |_| Ok((Arc::new(SackNewRenoConfig::default()), None)),
         filter: None,
     },
     ControllerInfo {

@@ -47,16 +47,16 @@ controller_factory!(RenoConfig, "reno");
 /// Halves once per recovery period: a loss of a packet sent before the last reduction belongs to
 /// the window already reduced for (RFC 9002 section 7.3.2). The same behaviour as quinn's own
 /// NewReno, plus this crate's `tracing` events and verdicts, so the harness scores it like the
-/// others.
-pub type NewReno = Adapter<LossBasedAlgorithm>;
+/// others. Named for what it is in QUIC so that it does not clash with `quinn::congestion::NewReno`.
+pub type SackNewReno = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`NewReno`].
+/// Factory for [`SackNewReno`].
 #[derive(Debug, Clone)]
-pub struct NewRenoConfig {
+pub struct SackNewRenoConfig {
     initial_window: u64,
 }
 
-impl Default for NewRenoConfig {
+impl Default for SackNewRenoConfig {
     fn default() -> Self {
         Self {
             initial_window: DEFAULT_INITIAL_WINDOW,
@@ -64,14 +64,14 @@ impl Default for NewRenoConfig {
     }
 }
 
-impl NewRenoConfig {
+impl SackNewRenoConfig {
     /// The pure state machine, for a path whose MSS is `mss` bytes.
     pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
         halving_algorithm(self.initial_window, mss, true)
     }
 }
 
-controller_factory!(NewRenoConfig, "newreno");
+controller_factory!(SackNewRenoConfig, "newreno");
 
 fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
     WindowAlgorithm::new(

@@ -5,10 +5,11 @@ mod common;
 use std::time::Duration;
 
 use common::{Path, MSS, RTT};
-use discern::event::{State, Verdict};
-use discern::{
-    Algorithm, CompositeConfig, ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, RenoConfig,
-    SackFewConfig, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig, DEFAULT_INITIAL_WINDOW,
+use quinn_discern::event::{State, Verdict};
+use quinn_discern::{
+    Algorithm, CompositeConfig, ModifiedSackConfig, ModifiedTahoeConfig, RenoConfig, SackFewConfig,
+    SackNewRenoConfig, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
+    DEFAULT_INITIAL_WINDOW,
 };
 
 /// A path past slow start (one early loss set ssthresh) with a window of tens of packets.
@@ -50,7 +51,7 @@ fn isolated_loss_cuts_the_window_of_loss_based_controllers() {
         RenoConfig::default().algorithm(MSS)
     ));
     assert!(!keeps_window_on_isolated_loss(
-        NewRenoConfig::default().algorithm(MSS)
+        SackNewRenoConfig::default().algorithm(MSS)
     ));
     assert!(!keeps_window_on_isolated_loss(
         SackFewConfig::default().algorithm(MSS)
@@ -212,7 +213,7 @@ fn persistent_congestion_drops_every_controller_to_its_minimum_window() {
     );
     for floor in [
         floor_after_persistent_congestion(RenoConfig::default().algorithm(MSS)),
-        floor_after_persistent_congestion(NewRenoConfig::default().algorithm(MSS)),
+        floor_after_persistent_congestion(SackNewRenoConfig::default().algorithm(MSS)),
         floor_after_persistent_congestion(SackFewConfig::default().algorithm(MSS)),
         floor_after_persistent_congestion(ModifiedSackConfig::default().algorithm(MSS)),
         floor_after_persistent_congestion(WNewRenoConfig::default().algorithm(MSS)),
@@ -271,7 +272,7 @@ fn tahoe_ignores_further_losses_of_the_window_it_restarted_for() {
 #[test]
 fn reno_halves_twice_for_two_losses_in_one_window_where_newreno_halves_once() {
     let mut reno = settled(RenoConfig::default().algorithm(MSS));
-    let mut newreno = settled(NewRenoConfig::default().algorithm(MSS));
+    let mut newreno = settled(SackNewRenoConfig::default().algorithm(MSS));
     let before = reno.cwnd();
     assert_eq!(newreno.cwnd(), before);
     for path in [&mut reno, &mut newreno] {
@@ -334,7 +335,7 @@ fn sack_few_grows_past_ssthresh_after_a_reduction() {
 
 #[test]
 fn newreno_doubles_per_rtt_in_slow_start_and_adds_one_mss_in_avoidance() {
-    let mut path = Path::new(NewRenoConfig::default().algorithm(MSS));
+    let mut path = Path::new(SackNewRenoConfig::default().algorithm(MSS));
     assert_eq!(path.cwnd(), DEFAULT_INITIAL_WINDOW);
     path.round();
     assert_eq!(path.cwnd(), 2 * DEFAULT_INITIAL_WINDOW);
@@ -348,14 +349,14 @@ fn newreno_doubles_per_rtt_in_slow_start_and_adds_one_mss_in_avoidance() {
 
 #[test]
 fn acks_of_packets_sent_before_a_reduction_do_not_grow_the_window() {
-    let mut path = settled(NewRenoConfig::default().algorithm(MSS));
+    let mut path = settled(SackNewRenoConfig::default().algorithm(MSS));
     // Packets of the current window are in flight; then a loss reduces.
     let sent_before = path.at(path.clock);
     path.lose(1);
     let reduced = path.cwnd();
     let now = path.at(path.clock + RTT);
     for _ in 0..50 {
-        path.algorithm.on_ack(&discern::event::Ack::new(
+        path.algorithm.on_ack(&quinn_discern::event::Ack::new(
             now,
             sent_before,
             MSS,
@@ -369,12 +370,13 @@ fn acks_of_packets_sent_before_a_reduction_do_not_grow_the_window() {
 
 #[test]
 fn app_limited_acks_do_not_grow_the_window() {
-    let mut path = Path::new(NewRenoConfig::default().algorithm(MSS));
+    let mut path = Path::new(SackNewRenoConfig::default().algorithm(MSS));
     let before = path.cwnd();
     let sent = path.at(path.clock);
     let now = path.at(path.clock + RTT);
-    path.algorithm
-        .on_ack(&discern::event::Ack::new(now, sent, MSS, true, path.rtt));
+    path.algorithm.on_ack(&quinn_discern::event::Ack::new(
+        now, sent, MSS, true, path.rtt,
+    ));
     assert_eq!(path.cwnd(), before);
 }
 
@@ -383,7 +385,7 @@ fn ecn_marks_are_congestion_for_every_classifier() {
     let mut path = settled(CompositeConfig::default().algorithm(MSS));
     let before = path.cwnd();
     let now = path.at(path.clock);
-    let mut event = discern::event::CongestionEvent::loss(now, now, 0, MSS, path.rtt);
+    let mut event = quinn_discern::event::CongestionEvent::loss(now, now, 0, MSS, path.rtt);
     event.lost_bytes = 0;
     let decision = path.algorithm.on_congestion(&event);
     assert_eq!(decision.verdict, Verdict::Congestion);

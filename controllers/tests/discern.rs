@@ -6,9 +6,9 @@ mod common;
 use std::time::Duration;
 
 use common::{Path, MSS, RTT};
-use discern::classify::QueueFull;
-use discern::event::{CongestionEvent, Verdict};
-use discern::{Algorithm, DiscernConfig, DiscernGrowth, WindowAlgorithm};
+use quinn_discern::classify::QueueFull;
+use quinn_discern::event::{CongestionEvent, Verdict};
+use quinn_discern::{Algorithm, DiscernConfig, DiscernGrowth, WindowAlgorithm};
 
 /// Past slow start, a window of tens of packets, no queue so far.
 fn settled(config: &DiscernConfig) -> Path<WindowAlgorithm<QueueFull>> {
@@ -128,15 +128,16 @@ fn a_single_delayed_ack_does_not_raise_the_full_level() {
     // One frame for one packet, held 80 ms by the receiver (its ACK delay is not known): a
     // receiver sends such a frame late, so it says nothing about the queue.
     let now = path.at(path.clock);
-    path.algorithm.on_ack_batch(&discern::event::AckBatch::new(
-        now,
-        path.rtt.with_latest(RTT + Duration::from_millis(80)),
-        MSS,
-        1,
-        0,
-        false,
-        None,
-    ));
+    path.algorithm
+        .on_ack_batch(&quinn_discern::event::AckBatch::new(
+            now,
+            path.rtt.with_latest(RTT + Duration::from_millis(80)),
+            MSS,
+            1,
+            0,
+            false,
+            None,
+        ));
     assert_eq!(path.algorithm.classifier().full_queue_delay(), full);
 }
 

@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use discern::event::{State, Verdict};
-use discern::registry;
-use discern::trace::{LossRecord, Record, WindowRecord, TARGET};
+use quinn_discern::event::{State, Verdict};
+use quinn_discern::registry;
+use quinn_discern::trace::{LossRecord, Record, WindowRecord, TARGET};
 use tracing::Level;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;

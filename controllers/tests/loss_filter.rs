@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use discern::classify::SackGapAndRtt;
-use discern::LossFilterConfig;
+use quinn_discern::classify::SackGapAndRtt;
+use quinn_discern::LossFilterConfig;
 use quinn_proto::congestion::{ControllerFactory, CubicConfig, NewRenoConfig};
 
 const MTU: u16 = 1200;

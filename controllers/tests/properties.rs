@@ -7,13 +7,13 @@ mod loopback;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use discern::event::{Ack, CongestionEvent, RttSample, Verdict};
-use discern::{
+use proptest::prelude::*;
+use quinn_discern::event::{Ack, CongestionEvent, RttSample, Verdict};
+use quinn_discern::{
     registry, Algorithm, CompositeConfig, DiscernConfig, DiscernGrowth, ModifiedSackConfig,
-    ModifiedTahoeConfig, NewRenoConfig, RenoConfig, SackFewConfig, TahoeConfig, VenoConfig,
+    ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig, TahoeConfig, VenoConfig,
     WNewRenoConfig, WestwoodConfig,
 };
-use proptest::prelude::*;
 use quinn_proto::RttEstimator;
 
 #[derive(Debug, Clone)]
@@ -151,7 +151,7 @@ proptest! {
         run(TahoeConfig::default().algorithm(mss), &ops)?;
         run(ModifiedTahoeConfig::default().algorithm(mss), &ops)?;
         run(RenoConfig::default().algorithm(mss), &ops)?;
-        run(NewRenoConfig::default().algorithm(mss), &ops)?;
+        run(SackNewRenoConfig::default().algorithm(mss), &ops)?;
         run(SackFewConfig::default().algorithm(mss), &ops)?;
         let mut few = SackFewConfig::default();
         few.alpha(1.0).unwrap();

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use discern::registry;
 use quinn::TransportConfig;
+use quinn_discern::registry;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
@@ -32,7 +32,7 @@ impl Visit for ControllerField {
 
 impl<S: tracing::Subscriber> Layer<S> for EventCounts {
     fn on_event(&self, event: &tracing::Event<'_>, _: Context<'_, S>) {
-        if event.metadata().target() == discern::trace::TARGET {
+        if event.metadata().target() == quinn_discern::trace::TARGET {
             let mut controller = ControllerField(None);
             event.record(&mut controller);
             if let Some(id) = controller.0 {

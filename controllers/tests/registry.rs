@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use discern::registry::{self, ParseError};
+use quinn_discern::registry::{self, ParseError};
 use quinn_proto::TransportConfig;
 
 #[test]
@@ -66,12 +66,12 @@ fn parameters_reach_the_algorithm() {
     let controller = spec.factory().build(Instant::now(), 1200);
     let controller = controller
         .into_any()
-        .downcast::<discern::ModifiedSack>()
+        .downcast::<quinn_discern::ModifiedSack>()
         .expect("a ModifiedSack");
     let classifier = controller.algorithm().classifier();
     assert_eq!(
         classifier,
-        &discern::classify::RttTolerance::new(0.2, std::time::Duration::from_millis(5))
+        &quinn_discern::classify::RttTolerance::new(0.2, std::time::Duration::from_millis(5))
     );
 }
 
@@ -126,8 +126,8 @@ fn bad_ids_name_the_problem_and_the_fix() {
 
 #[test]
 fn builders_reject_what_the_registry_rejects() {
-    use discern::{
-        ModifiedSackConfig, ModifiedTahoeConfig, NewRenoConfig, SackFewConfig, VenoConfig,
+    use quinn_discern::{
+        ModifiedSackConfig, ModifiedTahoeConfig, SackFewConfig, SackNewRenoConfig, VenoConfig,
         WNewRenoConfig,
     };
     for bad in [f64::NAN, -1.0, f64::INFINITY] {
@@ -141,9 +141,11 @@ fn builders_reject_what_the_registry_rejects() {
     assert!(ModifiedTahoeConfig::default().ssthresh_factor(0.0).is_err());
     assert!(ModifiedTahoeConfig::default().restart_window(0).is_err());
     assert!(ModifiedTahoeConfig::default().packet_threshold(0).is_err());
-    let small = NewRenoConfig::default().initial_window(1000).unwrap_err();
+    let small = SackNewRenoConfig::default()
+        .initial_window(1000)
+        .unwrap_err();
     assert!(small.to_string().contains("initial_window"), "{small}");
-    assert!(NewRenoConfig::default().initial_window(14_720).is_ok());
+    assert!(SackNewRenoConfig::default().initial_window(14_720).is_ok());
     // The registry reports the builder's reason with the id's own text.
     let error = error("sack-few:alpha=NaN");
     assert!(error.contains("bad alpha \"NaN\""), "{error}");
@@ -158,9 +160,15 @@ fn a_boxed_controller_says_which_algorithm_it_is_and_a_clone_is_a_new_flow() {
             .factory()
             .build(Instant::now(), 1200);
         let clone = boxed.clone_box();
-        let original = boxed.into_any().downcast::<discern::NewReno>().unwrap();
+        let original = boxed
+            .into_any()
+            .downcast::<quinn_discern::SackNewReno>()
+            .unwrap();
         assert_eq!(original.id(), id);
-        let clone = clone.into_any().downcast::<discern::NewReno>().unwrap();
+        let clone = clone
+            .into_any()
+            .downcast::<quinn_discern::SackNewReno>()
+            .unwrap();
         assert_eq!(clone.id(), id);
         assert_ne!(clone.flow_id(), original.flow_id(), "{id}");
     }
@@ -169,7 +177,7 @@ fn a_boxed_controller_says_which_algorithm_it_is_and_a_clone_is_a_new_flow() {
         .factory()
         .build(Instant::now(), 1200)
         .into_any()
-        .downcast::<discern::LossFilter<discern::classify::SackGapAndRtt>>()
+        .downcast::<quinn_discern::LossFilter<quinn_discern::classify::SackGapAndRtt>>()
         .unwrap();
     assert_eq!(filter.id(), "composite+quinn-cubic");
 }

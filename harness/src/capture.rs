@@ -18,10 +18,10 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
-pub use discern::event::Verdict;
-pub use discern::trace::{RTT_TARGET, TARGET};
+pub use quinn_discern::event::Verdict;
+pub use quinn_discern::trace::{RTT_TARGET, TARGET};
 
-use discern::trace::Record;
+use quinn_discern::trace::Record;
 /// The span a runner enters (or instruments a flow's tasks with) around a flow's sender-side
 /// work, with fields `index` (the flow) and `role` (`sender` or `receiver`).
 pub const SPAN: &str = "discern_flow";
@@ -182,7 +182,7 @@ where
             ecn_mark: false,
         };
         // `u64::MAX` stands for "no reduction yet", as in the events themselves.
-        let window = |e: &mut CwndEvent, w: &discern::trace::WindowRecord| {
+        let window = |e: &mut CwndEvent, w: &quinn_discern::trace::WindowRecord| {
             e.cwnd = Some(w.cwnd);
             e.ssthresh = Some(w.ssthresh.unwrap_or(u64::MAX));
         };

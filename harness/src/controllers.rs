@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use discern::{LossBased, LossFilterConfig};
+use quinn_discern::{LossBased, LossFilterConfig};
 use quinn_proto::TransportConfig;
 
 use crate::transport::TransportError;
@@ -16,8 +16,8 @@ use crate::transport::TransportError;
 /// Sets the sender's congestion controller for controller id `id` on `config`, with any
 /// loss-detection setting the controller needs.
 pub fn apply(id: &str, config: &mut TransportConfig) -> Result<(), TransportError> {
-    let spec =
-        discern::registry::parse(id).map_err(|e| TransportError::Controller(e.to_string()))?;
+    let spec = quinn_discern::registry::parse(id)
+        .map_err(|e| TransportError::Controller(e.to_string()))?;
     spec.apply(config);
     if spec.id().starts_with("quinn-") && !spec.id().contains('+') {
         let observed = LossFilterConfig::new(spec.id(), LossBased, spec.factory());

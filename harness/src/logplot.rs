@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use discern::trace::{FieldValue, Record, TARGET};
+use quinn_discern::trace::{FieldValue, Record, TARGET};
 use serde_json::Value;
 
 use crate::output::{self, plot};

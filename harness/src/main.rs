@@ -1,6 +1,6 @@
 use std::process::ExitCode;
 
-use discern_harness::cli::{execute, parse};
+use quinn_discern_harness::cli::{execute, parse};
 
 fn main() -> ExitCode {
     match execute(parse()) {

@@ -195,7 +195,7 @@ fn help_documents_the_defaults() {
     assert!(o.status.success());
     let h = stdout(&o);
     for text in [
-        "out/<scenario name>/",
+        "out/SCENARIO_NAME/",
         "--set <K=V>",
         "--controller <ID>",
         "sim|netns",
@@ -204,7 +204,7 @@ fn help_documents_the_defaults() {
     }
     let o = discern(dir.path(), &["sweep", "--help"]);
     let h = stdout(&o);
-    for text in ["--vary <K=V1,V2,...>", "--jobs <N>", "runs/<index>"] {
+    for text in ["--vary <K=V1,V2,...>", "--jobs <N>", "runs/INDEX-VALUES"] {
         assert!(h.contains(text), "sweep --help lacks {text:?}: {h}");
     }
 }
@@ -303,7 +303,7 @@ fn score_help_documents_every_path_class() {
     let o = discern(dir.path(), &["score", "--help"]);
     assert!(o.status.success());
     let h = stdout(&o);
-    for c in discern_harness::score::classes::CLASSES {
+    for c in quinn_discern_harness::score::classes::CLASSES {
         assert!(h.contains(c.id), "score --help lacks {}: {h}", c.id);
     }
     for text in ["--runs <N>", "--shard <K/N>", "efficiency", "peer_kept"] {

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 
 use clap::Parser;
-use discern_harness::cli::{execute_with, Cli};
-use discern_harness::report::RunOutput;
-use discern_harness::runner::LinkKind;
-use discern_harness::scenario::Scenario;
+use quinn_discern_harness::cli::{execute_with, Cli};
+use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::runner::LinkKind;
+use quinn_discern_harness::scenario::Scenario;
 
 mod common;
 

@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use discern_harness::netns::{self, sys, Options};
-use discern_harness::report::RunOutput;
-use discern_harness::scenario::Scenario;
+use quinn_discern_harness::netns::{self, sys, Options};
+use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::scenario::Scenario;
 
 static LOCK: Mutex<()> = Mutex::new(());
 
@@ -326,7 +326,7 @@ fn sim_vs_netns(loss: f64, duration: &str, seeds: &[u64]) {
     for &seed in seeds {
         let mut s = scenario(duration, "20Mbit", "10ms", loss, &[("newreno", None)]);
         s.seed = seed;
-        let sim = discern_harness::sim::run(&s).expect("sim run");
+        let sim = quinn_discern_harness::sim::run(&s).expect("sim run");
         let net = netns::run(&s).expect("netns run");
         assert!(net.summary.flows[0].verified);
         let (a, b) = (

@@ -4,10 +4,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use discern_harness::output::{self, plot};
-use discern_harness::report::*;
-use discern_harness::scenario::{Flow, Scenario};
-use discern_harness::sweep::{self, Vary};
+use quinn_discern_harness::output::{self, plot};
+use quinn_discern_harness::report::*;
+use quinn_discern_harness::scenario::{Flow, Scenario};
+use quinn_discern_harness::sweep::{self, Vary};
 
 mod common;
 use common::synthetic;

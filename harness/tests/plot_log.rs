@@ -43,7 +43,7 @@ fn a_json_log_of_a_quinn_transfer_becomes_the_runs_outputs() {
         .finish();
     tracing::subscriber::with_default(subscriber, || {
         let mut transport = quinn::TransportConfig::default();
-        transport.congestion_controller_factory(Arc::new(discern::DiscernConfig::default()));
+        transport.congestion_controller_factory(Arc::new(quinn_discern::DiscernConfig::default()));
         let data = Arc::new(vec![5u8; 4 << 20]);
         let received = tokio::runtime::Builder::new_current_thread()
             .enable_all()

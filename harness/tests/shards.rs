@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use clap::Parser;
-use discern_harness::cli::{execute_with, Cli};
-use discern_harness::report::RunOutput;
-use discern_harness::runner::LinkKind;
-use discern_harness::scenario::Scenario;
+use quinn_discern_harness::cli::{execute_with, Cli};
+use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::runner::LinkKind;
+use quinn_discern_harness::scenario::Scenario;
 
 mod common;
 
@@ -227,7 +227,7 @@ fn sharded_simulator_sweep_merges_to_the_same_bytes() {
         }
         execute_with(
             Cli::try_parse_from(a).unwrap(),
-            &discern_harness::runner::run,
+            &quinn_discern_harness::runner::run,
         )
         .unwrap();
     };

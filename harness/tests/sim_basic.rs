@@ -5,8 +5,8 @@ mod sim_common;
 
 use std::time::Duration;
 
-use discern_harness::scenario::LossModel;
-use discern_harness::sim;
+use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::sim;
 use sim_common::*;
 
 #[test]
@@ -176,11 +176,11 @@ fn multi_link_paths_share_the_named_links() {
             link("bottleneck", 10.0, 15, 40, LossModel::None),
         ],
         vec![
-            discern_harness::scenario::Flow {
+            quinn_discern_harness::scenario::Flow {
                 path: vec![0, 1],
                 ..flow("quinn-newreno", 0, None)
             },
-            discern_harness::scenario::Flow {
+            quinn_discern_harness::scenario::Flow {
                 path: vec![1],
                 ..flow("quinn-newreno", 0, None)
             },

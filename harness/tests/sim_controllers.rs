@@ -3,12 +3,12 @@
 
 mod sim_common;
 
-use discern_harness::scenario::LossModel;
-use discern_harness::sim::{self, SimError};
-use discern_harness::transport::TransportError;
+use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::sim::{self, SimError};
+use quinn_discern_harness::transport::TransportError;
 use sim_common::*;
 
-fn lossy(controller: &str) -> discern_harness::scenario::Scenario {
+fn lossy(controller: &str) -> quinn_discern_harness::scenario::Scenario {
     scenario(
         "lossy",
         3.0,
@@ -36,7 +36,7 @@ fn unknown_controller_is_refused() {
 
 #[test]
 fn every_registry_controller_runs_and_is_scored() {
-    let mut ids: Vec<String> = discern::registry::catalog()
+    let mut ids: Vec<String> = quinn_discern::registry::catalog()
         .iter()
         .map(|c| c.id.to_string())
         .collect();

@@ -5,10 +5,10 @@ mod sim_common;
 
 use std::time::Duration;
 
-use discern_harness::report::DelaySignals;
-use discern_harness::scenario::LossModel;
-use discern_harness::sim;
-use discern_harness::units::Bytes;
+use quinn_discern_harness::report::DelaySignals;
+use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::sim;
+use quinn_discern_harness::units::Bytes;
 use sim_common::{flow, link, scenario};
 
 /// One `newreno` flow for 4 s over 20 Mbit/s, 40 ms RTT, a queue of about one BDP, 0.5 % random

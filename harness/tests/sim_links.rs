@@ -7,9 +7,11 @@ mod sim_common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use discern_harness::report::RunOutput;
-use discern_harness::scenario::{CoDel, EcnMarking, Jitter, Link, LossModel, Reorder, Scenario};
-use discern_harness::sim;
+use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::scenario::{
+    CoDel, EcnMarking, Jitter, Link, LossModel, Reorder, Scenario,
+};
+use quinn_discern_harness::sim;
 use sim_common::*;
 
 fn one_flow(name: &str, secs: f64, seed: u64, link: Link, controller: &str) -> Scenario {

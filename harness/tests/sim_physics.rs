@@ -3,9 +3,9 @@
 
 mod sim_common;
 
-use discern_harness::report::{RunOutput, Sample};
-use discern_harness::scenario::LossModel;
-use discern_harness::sim;
+use quinn_discern_harness::report::{RunOutput, Sample};
+use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::sim;
 use sim_common::*;
 
 /// Delivered bytes per second between `from` and the last sample.

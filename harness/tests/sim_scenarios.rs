@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use discern_harness::scenario::Scenario;
-use discern_harness::sim;
+use quinn_discern_harness::scenario::Scenario;
+use quinn_discern_harness::sim;
 
 fn scenarios_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
@@ -21,7 +21,7 @@ fn quick_scenario_runs() {
 }
 
 /// Every scenario file, with its wall time; run on demand in release:
-/// `cargo test --release -p discern-harness --test sim_scenarios -- --ignored --nocapture`.
+/// `cargo test --release -p quinn-discern-harness --test sim_scenarios -- --ignored --nocapture`.
 #[test]
 #[ignore = "runs every shipped scenario in full"]
 fn every_scenario_runs() {

@@ -1,11 +1,11 @@
 //! Simulator speed: virtual seconds per wall second for one lossless flow over a 40 ms RTT path,
 //! and the share of wall time spent inside quinn-proto. Ignored by default; run with
-//! `cargo test --release -p discern-harness --test sim_speed -- --ignored --nocapture`.
+//! `cargo test --release -p quinn-discern-harness --test sim_speed -- --ignored --nocapture`.
 
 mod sim_common;
 
-use discern_harness::scenario::LossModel;
-use discern_harness::sim;
+use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::sim;
 use sim_common::*;
 
 #[test]

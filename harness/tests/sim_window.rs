@@ -5,9 +5,9 @@ mod sim_common;
 
 use std::path::Path;
 
-use discern_harness::scenario::{LossModel, Scenario};
-use discern_harness::sim;
-use discern_harness::units::Bytes;
+use quinn_discern_harness::scenario::{LossModel, Scenario};
+use quinn_discern_harness::sim;
+use quinn_discern_harness::units::Bytes;
 use sim_common::*;
 
 #[test]

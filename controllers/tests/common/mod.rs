@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample};
-use discern::{Algorithm, Window};
+use quinn_discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample};
+use quinn_discern::{Algorithm, Window};
 
 pub const MSS: u64 = 1200;
 pub const RTT: Duration = Duration::from_millis(100);

@@ -61,7 +61,7 @@ pub struct ScoreArgs {
     /// The first seed.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub seed: u64,
-    /// Output folder; each run's summary.json goes to DIR/runs/<index>-<class>-<controller>.../.
+    /// Output folder; each run's summary.json goes to DIR/runs/INDEX-CLASS-CONTROLLER.../.
     #[arg(long, value_name = "DIR", default_value = "out/score")]
     pub out: PathBuf,
     /// Runs at once [default: the number of CPUs].
@@ -78,7 +78,7 @@ pub struct PlotArgs {
     /// The log: one JSON object per line, as tracing-subscriber's `fmt().json()` writes it.
     #[arg(value_name = "LOGFILE")]
     pub log: PathBuf,
-    /// Output folder [default: out/<log file name>/].
+    /// Output folder [default: out/LOG_FILE_STEM/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -117,14 +117,14 @@ pub struct Common {
 pub struct RunArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Output folder [default: out/<scenario name>/].
+    /// Output folder [default: out/SCENARIO_NAME/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Run every flow with this controller, e.g. `modified-sack:tolerance=0.02`.
     #[arg(long, value_name = "ID")]
     pub controller: Option<String>,
     /// Repeat the run on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`): each seed's
-    /// outputs go to DIR/seed=<S>/, and DIR/aggregate.json holds n, mean, sd and the 95 %
+    /// outputs go to DIR/seed=SEED/, and DIR/aggregate.json holds n, mean, sd and the 95 %
     /// confidence interval of every figure.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub runs: usize,
@@ -147,8 +147,8 @@ pub struct SweepArgs {
     /// keeps the scenario's own controllers.
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,
-    /// Output folder [default: out/<scenario name>-sweep/]; each run's outputs go to
-    /// DIR/runs/<index>-<values>/.
+    /// Output folder [default: out/SCENARIO_NAME-sweep/]; each run's outputs go to
+    /// DIR/runs/INDEX-VALUES/.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Runs at once [default: the number of CPUs].
@@ -255,7 +255,7 @@ fn check_controller(id: &str) -> anyhow::Result<()> {
     if crate::netns::tcp::kernel_cc(id).is_some() {
         return Ok(());
     }
-    discern::registry::parse(id)
+    quinn_discern::registry::parse(id)
         .map(|_| ())
         .map_err(|e| anyhow!("{e}"))
 }
@@ -780,7 +780,7 @@ fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
-    let catalog = discern::registry::catalog();
+    let catalog = quinn_discern::registry::catalog();
     println!("Controllers (--controller ID, ID:param=value,param=value, or CLASSIFIER+ID):");
     let width = catalog.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for c in catalog {

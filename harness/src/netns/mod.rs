@@ -92,7 +92,7 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         if tcp::kernel_cc(&f.controller).is_some() {
             tcp::check(&f.controller)?;
         } else {
-            discern::registry::parse(&f.controller).map_err(|e| anyhow!("{e}"))?;
+            quinn_discern::registry::parse(&f.controller).map_err(|e| anyhow!("{e}"))?;
         }
     }
     Ok(plan)

@@ -38,7 +38,7 @@ impl Spec {
     }
 }
 
-/// What [`write`] printed and wrote.
+/// What [`write()`] printed and wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
     /// The terminal table (and failure lines).

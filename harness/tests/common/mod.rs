@@ -3,7 +3,7 @@
 // Each test crate uses some of these helpers.
 #![allow(dead_code)]
 
-use discern_harness::report::*;
+use quinn_discern_harness::report::*;
 
 fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary {
     FlowSummary {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use discern_harness::scenario::{Flow, Link, LossModel, Scenario};
-use discern_harness::units::{BitRate, Bytes};
+use quinn_discern_harness::scenario::{Flow, Link, LossModel, Scenario};
+use quinn_discern_harness::units::{BitRate, Bytes};
 
 pub fn link(name: &str, mbit: f64, delay_ms: u64, queue: usize, loss: LossModel) -> Link {
     Link {
