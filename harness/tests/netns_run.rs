@@ -15,12 +15,13 @@ use quinn_discern_harness::scenario::Scenario;
 
 static LOCK: Mutex<()> = Mutex::new(());
 
-fn serial() -> Option<MutexGuard<'static, ()>> {
-    if !sys::is_root() {
-        eprintln!("skipped: the netns tests need root (run `cargo test` as root)");
-        return None;
-    }
-    Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()))
+fn serial() -> MutexGuard<'static, ()> {
+    // Built as root (so not ignored) but run as another user: a failure, not a silent pass.
+    assert!(
+        sys::is_root(),
+        "the netns tests were built as root but run as another user; run `cargo test` as root"
+    );
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn scenario(
@@ -81,7 +82,7 @@ fn run_capturing_prefix(s: &Scenario, mut options: Options) -> (anyhow::Result<R
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn shaped_link_rate_rtt_and_bytes() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = scenario("3s", "20Mbit", "10ms", 0.0, &[("newreno", None)]);
     let out = netns::run(&s).expect("netns run");
     let f = &out.summary.flows[0];
@@ -128,7 +129,7 @@ fn shaped_link_rate_rtt_and_bytes() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn measured_loss_and_events_per_flow() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     // Two flows on one lossy link: NewReno (ours, emits events) and quinn's Cubic (emits none),
     // so the events must land on flow 0 alone.
     let p = 0.02;
@@ -179,7 +180,7 @@ fn measured_loss_and_events_per_flow() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn failure_and_panic_leave_nothing() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let before = root_links();
     let s = scenario("5s", "10Mbit", "5ms", 0.0, &[("newreno", None)]);
     let (r, prefix) = run_capturing_prefix(
@@ -216,7 +217,7 @@ fn failure_and_panic_leave_nothing() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn sigint_to_a_running_binary_cleans_up() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let before = root_links();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("long.toml");
@@ -279,7 +280,7 @@ fn sigint_to_a_running_binary_cleans_up() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn two_runs_at_once_do_not_collide() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = scenario("2s", "10Mbit", "5ms", 0.0, &[("newreno", Some("1MB"))]);
     let (a, b) = std::thread::scope(|sc| {
         let a = sc.spawn(|| run_capturing_prefix(&s, Options::default()));
@@ -302,7 +303,7 @@ fn two_runs_at_once_do_not_collide() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn kernel_tcp_peers() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = scenario("4s", "20Mbit", "10ms", 0.0, &[("tcp-cubic", Some("2MB"))]);
     let out = netns::run(&s).expect("tcp-cubic run");
     let f = &out.summary.flows[0];
@@ -362,7 +363,7 @@ fn sim_vs_netns(loss: f64, duration: &str, seeds: &[u64]) {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn sim_and_netns_agree_for_newreno_lossless() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     sim_vs_netns(0.0, "3s", &[7]);
 }
 
@@ -372,7 +373,7 @@ fn sim_and_netns_agree_for_newreno_lossless() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn sim_and_netns_agree_for_newreno_at_1_percent_loss() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     sim_vs_netns(0.01, "6s", &[7, 8, 9]);
 }
 
@@ -382,7 +383,7 @@ fn sim_and_netns_agree_for_newreno_at_1_percent_loss() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn clean_removes_what_a_killed_run_left() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     // A namespace as a run of a process that no longer exists would have left it.
     let stray = "dsc7ffffff0r0-h0";
     let _ = Command::new("ip").args(["netns", "add", stray]).status();
@@ -415,7 +416,7 @@ fn link_scenario(duration: &str, extra: &str, rate: &str, flows: &[&str]) -> Sce
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = link_scenario(
         "3s",
         "queue = 1000\necn = { threshold = 10 }",
@@ -453,7 +454,7 @@ fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn a_capacity_trace_bounds_goodput_in_namespaces() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("steps.down");
     // 2 opportunities per millisecond for 1 s, then 1 (24 and 12 Mbit/s).
@@ -481,7 +482,7 @@ fn a_capacity_trace_bounds_goodput_in_namespaces() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn jitter_and_reordering_in_namespaces() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = link_scenario(
         "3s",
         "queue = 200\njitter = { model = \"uniform\", max = \"3ms\" }\n\
@@ -507,7 +508,7 @@ fn jitter_and_reordering_in_namespaces() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn codel_in_namespaces_drops_early_and_keeps_the_queue_short() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let s = link_scenario(
         "5s",
         "queue = { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
@@ -531,7 +532,7 @@ fn codel_in_namespaces_drops_early_and_keeps_the_queue_short() {
     ignore = "needs root: network namespaces (CI runs as root)"
 )]
 fn the_recorded_lte_scenario_runs_in_namespaces() {
-    let Some(_g) = serial() else { return };
+    let _g = serial();
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/lte-tmobile.toml");
     let sets = ["duration=4s".parse().unwrap()];
