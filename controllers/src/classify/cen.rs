@@ -65,10 +65,33 @@ impl Feed {
     }
 }
 
-fn verdict(loss: plc::PacketLoss) -> Verdict {
-    match loss {
-        plc::PacketLoss::Congestion => Verdict::Congestion,
-        plc::PacketLoss::Wireless => Verdict::Random,
+/// What Spike and Trend share: the crate's classifier sees every resolved frame's hint, in
+/// `granularity` units, and judges a loss from the hint of the frame that revealed it.
+struct CrateClassifier<'a, F> {
+    feed: &'a mut Feed,
+    granularity: Duration,
+    classify: F,
+}
+
+impl<F: FnMut(f64) -> plc::PacketLoss> CrateClassifier<'_, F> {
+    fn on_ack_batch(mut self, batch: &AckBatch) {
+        if let Some(rtt) = self.feed.resolved(batch) {
+            (self.classify)(rott(&rtt, self.granularity));
+        }
+    }
+
+    /// `reasons`: what the log says for a congestion verdict, and for a random one.
+    fn classify(mut self, event: &CongestionEvent, reasons: [&'static str; 2]) -> Classification {
+        self.feed.loss();
+        let (verdict, reason) = match (self.classify)(rott(&event.rtt, self.granularity)) {
+            plc::PacketLoss::Congestion => (Verdict::Congestion, reasons[0]),
+            plc::PacketLoss::Wireless => (Verdict::Random, reasons[1]),
+        };
+        Classification {
+            verdict,
+            threshold: None,
+            reason,
+        }
     }
 }
 
@@ -136,24 +159,29 @@ impl Clone for Spike {
     }
 }
 
+impl Spike {
+    fn crate_classifier(&mut self) -> CrateClassifier<'_, impl FnMut(f64) -> plc::PacketLoss + '_> {
+        CrateClassifier {
+            feed: &mut self.feed,
+            granularity: self.granularity,
+            classify: |rott| self.inner.classify(rott),
+        }
+    }
+}
+
 impl Classifier for Spike {
     fn on_ack_batch(&mut self, batch: &AckBatch) {
-        if let Some(rtt) = self.feed.resolved(batch) {
-            self.inner.classify(rott(&rtt, self.granularity));
-        }
+        self.crate_classifier().on_ack_batch(batch);
     }
 
     fn classify(&mut self, event: &CongestionEvent, _losses_in_window: u64) -> Classification {
-        self.feed.loss();
-        let verdict = verdict(self.inner.classify(rott(&event.rtt, self.granularity)));
-        Classification {
-            verdict,
-            threshold: None,
-            reason: match verdict {
-                Verdict::Congestion => "spike: one-way delay in a spike",
-                Verdict::Random => "spike: one-way delay outside a spike",
-            },
-        }
+        self.crate_classifier().classify(
+            event,
+            [
+                "spike: one-way delay in a spike",
+                "spike: one-way delay outside a spike",
+            ],
+        )
     }
 }
 
@@ -322,24 +350,29 @@ impl Clone for Trend {
     }
 }
 
+impl Trend {
+    fn crate_classifier(&mut self) -> CrateClassifier<'_, impl FnMut(f64) -> plc::PacketLoss + '_> {
+        CrateClassifier {
+            feed: &mut self.feed,
+            granularity: self.granularity,
+            classify: |rott| self.inner.classify(rott),
+        }
+    }
+}
+
 impl Classifier for Trend {
     fn on_ack_batch(&mut self, batch: &AckBatch) {
-        if let Some(rtt) = self.feed.resolved(batch) {
-            self.inner.classify(rott(&rtt, self.granularity));
-        }
+        self.crate_classifier().on_ack_batch(batch);
     }
 
     fn classify(&mut self, event: &CongestionEvent, _losses_in_window: u64) -> Classification {
-        self.feed.loss();
-        let verdict = verdict(self.inner.classify(rott(&event.rtt, self.granularity)));
-        Classification {
-            verdict,
-            threshold: None,
-            reason: match verdict {
-                Verdict::Congestion => "trend: one-way delay rising",
-                Verdict::Random => "trend: one-way delay not rising",
-            },
-        }
+        self.crate_classifier().classify(
+            event,
+            [
+                "trend: one-way delay rising",
+                "trend: one-way delay not rising",
+            ],
+        )
     }
 }
 
