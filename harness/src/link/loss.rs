@@ -19,20 +19,16 @@ pub enum Direction {
 
 /// The RNG of one link direction, derived from the scenario seed, the link index and the direction.
 pub fn link_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
-    let mut key = [0u8; 32];
-    key[..8].copy_from_slice(&seed.to_le_bytes());
-    key[8..16].copy_from_slice(&(link as u64).to_le_bytes());
-    key[16] = match dir {
-        Direction::Forward => 1,
-        Direction::Reverse => 2,
-    };
-    key[24..].copy_from_slice(b"sim-loss");
-    ChaCha8Rng::from_seed(key)
+    direction_rng(seed, link, dir, b"sim-loss")
 }
 
 /// The RNG of one link direction's delay variation (jitter, reordering): a stream of its own, so
 /// turning jitter on does not change which packets the loss model drops.
 pub fn variation_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
+    direction_rng(seed, link, dir, b"sim-vary")
+}
+
+fn direction_rng(seed: u64, link: usize, dir: Direction, stream: &[u8; 8]) -> ChaCha8Rng {
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
     key[8..16].copy_from_slice(&(link as u64).to_le_bytes());
@@ -40,7 +36,7 @@ pub fn variation_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
         Direction::Forward => 1,
         Direction::Reverse => 2,
     };
-    key[24..].copy_from_slice(b"sim-vary");
+    key[24..].copy_from_slice(stream);
     ChaCha8Rng::from_seed(key)
 }
 
