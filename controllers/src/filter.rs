@@ -72,6 +72,19 @@ pub struct LossFilter<C> {
     mss: u64,
 }
 
+/// quinn's controllers have no `Debug`; the window stands in for the inner one.
+impl<C: Classifier> std::fmt::Debug for LossFilter<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LossFilter")
+            .field("id", &self.id())
+            .field("flow_id", &self.flow_id())
+            .field("inner_window", &self.inner.window())
+            .field("discriminator", &self.discriminator)
+            .field("rtt", &self.rtt)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<C: Classifier> LossFilter<C> {
     /// The controller behind the filter.
     pub fn inner(&self) -> &dyn Controller {

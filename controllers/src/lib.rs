@@ -68,7 +68,7 @@
 //! `tracing` events described in [`trace`], so the algorithms are unit-tested with synthetic
 //! sequences and a change of quinn's trait touches only the adapter and [`LossFilter`].
 
-#![warn(missing_docs)]
+#![warn(missing_docs, missing_debug_implementations)]
 
 mod adapter;
 mod algorithm;
