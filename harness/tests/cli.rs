@@ -315,3 +315,20 @@ fn score_help_documents_every_path_class() {
     );
     assert_fails_with(&o, "expected K/N");
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    // `discern list | head -1`: the reader is gone before the first line is written.
+    let dir = workdir();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_discern"))
+        .arg("list")
+        .current_dir(dir.path())
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "exit status {:?}", o.status);
+    assert_eq!(stderr(&o), "", "a closed pipe is not an error");
+}

@@ -1,6 +1,38 @@
 //! The `discern` command line: `run`, `sweep`, `list`.
 
 use std::io::IsTerminal;
+
+/// `print!` that returns the error instead of panicking: a closed pipe (`discern list | head`)
+/// ends the command (see [`is_closed_pipe`]) instead of crashing it.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*).map_err(crate::cli::StdoutError)
+    }};
+}
+
+/// `println!` that returns the error instead of panicking; see [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err(crate::cli::StdoutError)
+    }};
+}
+
+/// Writing a table or a message to stdout failed.
+#[derive(Debug, thiserror::Error)]
+#[error("writing to stdout: {0}")]
+pub struct StdoutError(pub std::io::Error);
+
+/// Whether `error` is stdout's reader having gone away (`discern list | head`): the reader has
+/// what it wanted, so the command ends quietly, as other Unix tools do. Outputs and clean-up
+/// happen before the tables are printed, so nothing is lost.
+pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|e| e.downcast_ref::<StdoutError>())
+        .any(|e| e.0.kind() == std::io::ErrorKind::BrokenPipe)
+}
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -208,19 +240,19 @@ pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
 fn clean(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let done = crate::netns::clean(None, args.all)?;
     if done.removed.is_empty() {
-        println!("nothing to remove");
+        outln!("nothing to remove")?;
     } else {
-        println!("removed {} namespace(s):", done.removed.len());
+        outln!("removed {} namespace(s):", done.removed.len())?;
         for ns in &done.removed {
-            println!("  {ns}");
+            outln!("  {ns}")?;
         }
     }
     if !done.kept.is_empty() {
-        println!(
+        outln!(
             "kept {} namespace(s) of runs still going (--all removes them too): {}",
             done.kept.len(),
             done.kept.join(", ")
-        );
+        )?;
     }
     if !done.errors.is_empty() {
         bail!("could not remove: {}", done.errors.join("; "));
@@ -305,13 +337,13 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let out = runner(&scenario, args.common.link)?;
     let files = output::write_run(&dir, &out)?;
 
-    print!("{}", table::run_table(&out.summary).render());
-    print!("{}", table::run_footer(&out.summary));
+    out!("{}", table::run_table(&out.summary).render())?;
+    out!("{}", table::run_footer(&out.summary))?;
     let names: Vec<String> = files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    println!("outputs in {}: {}", dir.display(), names.join(", "));
+    outln!("outputs in {}: {}", dir.display(), names.join(", "))?;
 
     let unverified: Vec<String> = out
         .summary
@@ -364,12 +396,12 @@ fn run_repeated(
     let aggregate = crate::repeated::RunAggregate::of(&scenario.name, &seeds, &results);
     let json = dir.join("aggregate.json");
     output::write_json(&json, &aggregate)?;
-    print!("{}", aggregate.table().render());
-    print!("{}", aggregate.footer());
-    println!(
+    out!("{}", aggregate.table().render())?;
+    out!("{}", aggregate.footer())?;
+    outln!(
         "outputs in {}: aggregate.json, and each seed's in seed=<S>/",
         dir.display()
-    );
+    )?;
     let unverified: usize = aggregate.flows.iter().map(|f| f.unverified).sum();
     if unverified > 0 {
         bail!("{unverified} flow run(s): the bytes received differ from the bytes sent");
@@ -522,15 +554,15 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     output::write_json(&dir.join(shard::MANIFEST), &manifest)?;
     let failed = records.iter().filter(|r| r.result.is_err()).count();
     if args.shard.is_some() {
-        println!(
+        outln!(
             "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
              shards' folders for the tables and plots",
             records.len(),
             dir.display()
-        );
+        )?;
         for r in records.iter().filter(|r| r.result.is_err()) {
             if let Err(e) = &r.result {
-                println!("failed: {}: {e}", r.point.dir_name(total));
+                outln!("failed: {}: {e}", r.point.dir_name(total))?;
             }
         }
         return Ok(if failed > 0 {
@@ -549,17 +581,17 @@ fn finish_sweep(
     records: &[sweep::Record],
 ) -> anyhow::Result<ExitCode> {
     let written = sweep::outputs::write(dir, spec, records)?;
-    print!("{}", written.text);
+    out!("{}", written.text)?;
     let names: Vec<String> = written
         .files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    println!(
+    outln!(
         "outputs in {}: {}, and each run's in runs/",
         dir.display(),
         names.join(", ")
-    );
+    )?;
     if written.failed > 0 {
         bail!(
             "{} of {} runs failed (see the error column)",
@@ -652,12 +684,12 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     output::write_json(&args.out.join(shard::MANIFEST), &manifest)?;
     let failed = outcomes.iter().filter(|o| o.is_err()).count();
     if args.shard.is_some() {
-        println!(
+        outln!(
             "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
              shards' folders for the scoreboard",
             jobs.len(),
             args.out.display()
-        );
+        )?;
         return Ok(if failed > 0 {
             ExitCode::FAILURE
         } else {
@@ -676,17 +708,17 @@ fn finish_score(
 ) -> anyhow::Result<ExitCode> {
     let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
     let files = crate::score::write(dir, &board)?;
-    print!("{}", board.table().render());
-    print!("{}", board.footer());
+    out!("{}", board.table().render())?;
+    out!("{}", board.footer())?;
     let names: Vec<String> = files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    println!(
+    outln!(
         "outputs in {}: {}, and each run's summary in runs/",
         dir.display(),
         names.join(", ")
-    );
+    )?;
     if !board.failures.is_empty() {
         bail!(
             "{} of {} runs failed (listed above; their seeds are left out of the means)",
@@ -707,7 +739,7 @@ fn plot_cmd(args: &PlotArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    println!("outputs in {}: {}", out.display(), names.join(", "));
+    outln!("outputs in {}: {}", out.display(), names.join(", "))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -781,24 +813,24 @@ fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
 
 fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
     let catalog = quinn_discern::registry::catalog();
-    println!("Controllers (--controller ID, ID:param=value,param=value, or CLASSIFIER+ID):");
+    outln!("Controllers (--controller ID, ID:param=value,param=value, or CLASSIFIER+ID):")?;
     let width = catalog.iter().map(|c| c.id.len()).max().unwrap_or(0);
     for c in catalog {
         let tag = if c.classifier { " [classifier]" } else { "" };
-        println!("  {:width$}  {}{tag}", c.id, c.summary);
+        outln!("  {:width$}  {}{tag}", c.id, c.summary)?;
         for p in c.params {
-            println!("  {:width$}    {} = {}: {}", "", p.name, p.default, p.help);
+            outln!("  {:width$}    {} = {}: {}", "", p.name, p.default, p.help)?;
         }
     }
-    println!();
-    println!("Scenarios in {}/:", scenarios_dir.display());
+    outln!()?;
+    outln!("Scenarios in {}/:", scenarios_dir.display())?;
     let mut files: Vec<PathBuf> = match std::fs::read_dir(scenarios_dir) {
         Ok(entries) => entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
             .collect(),
         Err(_) => {
-            println!("  (none: no {}/ here)", scenarios_dir.display());
+            outln!("  (none: no {}/ here)", scenarios_dir.display())?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -819,7 +851,7 @@ fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
     for line in t.render().lines() {
-        println!("  {line}");
+        outln!("  {line}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
