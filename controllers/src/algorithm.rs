@@ -20,6 +20,7 @@ use crate::classify::{
 };
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, Verdict};
 use crate::growth::Growth;
+use crate::hystart::HyStart;
 use crate::window::Window;
 
 /// How a congestion verdict closes the window.
@@ -97,6 +98,8 @@ pub struct WindowAlgorithm<C> {
     bandwidth: Option<BandwidthEstimate>,
     /// The factor for an ECN-CE mark, where it differs from a loss's (RFC 8511).
     ecn_beta: Option<f64>,
+    /// Ends slow start on a delay rise, for algorithms that take it.
+    hystart: Option<HyStart>,
 }
 
 impl<C: Classifier> WindowAlgorithm<C> {
@@ -117,6 +120,7 @@ impl<C: Classifier> WindowAlgorithm<C> {
             reduction,
             random: RandomResponse::Keep,
             ecn_beta: None,
+            hystart: None,
             once_per_window,
             bandwidth: (reduction == Reduction::Bandwidth).then(BandwidthEstimate::default),
         }
@@ -128,6 +132,13 @@ impl<C: Classifier> WindowAlgorithm<C> {
     /// would leave the link idle; RFC 8511 recommends 0.7 to 0.85 for Reno.
     pub fn with_ecn_backoff(mut self, beta: f64) -> Self {
         self.ecn_beta = Some(beta);
+        self
+    }
+
+    /// The same algorithm ending slow start when the delay rises ([`HyStart`]), not only on a
+    /// congestion loss.
+    pub fn with_hystart(mut self) -> Self {
+        self.hystart = Some(HyStart::default());
         self
     }
 
@@ -213,6 +224,9 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
         if self.window.admits_growth(ack) {
+            if let Some(hystart) = &mut self.hystart {
+                hystart.on_ack(&mut self.window, ack);
+            }
             self.growth.on_ack(&mut self.window, ack);
         }
     }

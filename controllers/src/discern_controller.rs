@@ -47,6 +47,17 @@ use crate::Adapter;
 /// link whose capacity swings (a full queue drains at the current rate), it reads most queue
 /// drops as random and keeps the queue full (docs/RESULTS.md, the LTE and CoDel table).
 ///
+/// Two options narrow that gap, off by default because each costs something elsewhere
+/// (docs/RESULTS.md, the LTE and CoDel table, measures both):
+/// - `aqm = on` ([`QueueFull::with_loss_by_queue`]): a loss below the full level is congestion
+///   when packets that met a longer queue are lost at well above the rate of those that met a
+///   short one. Behind CoDel it lets CoDel drop a fraction of what it drops by default; on a
+///   drop-tail LTE path it calls more overflows congestion, and more channel losses too.
+/// - `slow_start = delay` ([`crate::hystart::HyStart`], Linux's and RFC 9406's delay test): slow
+///   start ends when the round's minimum RTT rises, not only on a congestion loss, so a flow whose
+///   losses are called random does not overshoot into the AQM. On a path whose delay jitters it
+///   can end slow start early, for less goodput.
+///
 /// Mapping to QUIC: quinn's ACK ranges reveal the losses (`on_congestion_event`), the corrected
 /// RTT comes from quinn's estimator (see the crate's `rtt` module), ECN-CE arrives as a
 /// congestion event with no lost bytes.
@@ -62,6 +73,19 @@ pub struct DiscernConfig {
     tolerance: f64,
     memory: Duration,
     granularity: Duration,
+    slow_start: SlowStartExit,
+    aqm: bool,
+}
+
+/// What ends `discern`'s first slow start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowStartExit {
+    /// A loss called congestion, as NewReno (the default).
+    Loss,
+    /// That, or a rise of the round's minimum RTT ([`HyStart`](crate::hystart::HyStart)):
+    /// less overshoot where losses do not stop slow start, e.g. behind CoDel, for less goodput on
+    /// paths whose delay jitters (LTE).
+    Delay,
 }
 
 /// Which growth rule `discern` uses in congestion avoidance.
@@ -119,7 +143,25 @@ impl DiscernConfig {
 
     /// The loss classifier alone, e.g. to put in front of another controller.
     pub fn classifier(&self) -> QueueFull {
-        QueueFull::new(self.tolerance, self.granularity, self.memory)
+        let classifier = QueueFull::new(self.tolerance, self.granularity, self.memory);
+        if self.aqm {
+            classifier.with_loss_by_queue()
+        } else {
+            classifier
+        }
+    }
+
+    /// What ends the first slow start (default [`SlowStartExit::Loss`]).
+    pub fn slow_start(&mut self, exit: SlowStartExit) -> &mut Self {
+        self.slow_start = exit;
+        self
+    }
+
+    /// Whether losses that rise with the queue are congestion before it is full
+    /// ([`QueueFull::with_loss_by_queue`]; default off): for paths behind an AQM such as CoDel.
+    pub fn aqm(&mut self, on: bool) -> &mut Self {
+        self.aqm = on;
+        self
     }
 
     /// The pure state machine, for a path whose MSS is `mss` bytes.
@@ -128,14 +170,18 @@ impl DiscernConfig {
             DiscernGrowth::Reno => Growth::Reno,
             DiscernGrowth::Cubic => Growth::cubic(),
         };
-        WindowAlgorithm::new(
+        let algorithm = WindowAlgorithm::new(
             Window::new(self.initial_window, mss, 2),
             self.classifier(),
             growth,
             Reduction::Multiplicative { beta: self.beta },
             true,
         )
-        .with_ecn_backoff(self.ecn_beta)
+        .with_ecn_backoff(self.ecn_beta);
+        match self.slow_start {
+            SlowStartExit::Loss => algorithm,
+            SlowStartExit::Delay => algorithm.with_hystart(),
+        }
     }
 }
 
@@ -149,6 +195,8 @@ impl Default for DiscernConfig {
             tolerance: QueueFull::DEFAULT_FRACTION,
             memory: QueueFull::DEFAULT_MEMORY,
             granularity: DEFAULT_GRANULARITY,
+            slow_start: SlowStartExit::Loss,
+            aqm: false,
         }
     }
 }

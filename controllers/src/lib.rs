@@ -82,6 +82,7 @@ pub mod event;
 mod factory;
 mod filter;
 pub mod growth;
+pub mod hystart;
 mod modified_sack;
 pub mod param;
 pub mod registry;
@@ -101,7 +102,7 @@ pub use algorithm::{
     Reduction, WNewRenoAlgorithm, WindowAlgorithm,
 };
 pub use composite::{Composite, CompositeConfig};
-pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth};
+pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth, SlowStartExit};
 pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterConfig};
 pub use growth::Growth;

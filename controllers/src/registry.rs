@@ -14,7 +14,7 @@ use crate::param::ParamError;
 use crate::{
     CompositeConfig, DiscernConfig, DiscernGrowth, DiscriminatingSackConfig, LossFilterConfig,
     ModifiedSackConfig, ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig,
-    TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
+    SlowStartExit, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
 };
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -254,6 +254,16 @@ const CATALOG: &[ControllerInfo] = &[
                 default: "10s",
                 help: "how long the full-queue delay is remembered",
             },
+            ParamInfo {
+                name: "slow_start",
+                default: "loss",
+                help: "what ends slow start: loss, or delay (a rise of the round's minimum RTT)",
+            },
+            ParamInfo {
+                name: "aqm",
+                default: "off",
+                help: "on: losses that rise with the queue are congestion before it is full",
+            },
             GRANULARITY,
         ],
         classifier: true,
@@ -431,6 +441,20 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     }
     if let Some(memory) = call.duration("memory")? {
         config.memory(memory).map_err(|e| call.rejected(e))?;
+    }
+    if let Some(exit) = call.value("slow_start", "loss or delay", |raw| match raw {
+        "loss" => Some(SlowStartExit::Loss),
+        "delay" => Some(SlowStartExit::Delay),
+        _ => None,
+    })? {
+        config.slow_start(exit);
+    }
+    if let Some(on) = call.value("aqm", "on or off", |raw| match raw {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    })? {
+        config.aqm(on);
     }
     if let Some(granularity) = call.duration("granularity")? {
         config.granularity(granularity);

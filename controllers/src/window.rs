@@ -108,6 +108,12 @@ impl Window {
         self.cwnd = self.cwnd.saturating_add(bytes);
     }
 
+    /// Ends slow start where the window stands: `ssthresh = cwnd`, congestion avoidance from here.
+    pub fn end_slow_start(&mut self) {
+        self.ssthresh = self.cwnd;
+        self.avoidance_credit = 0;
+    }
+
     /// True if a loss of a packet sent at `sent` starts a new congestion episode, i.e. the packet
     /// went out after the last reduction.
     pub fn is_new_episode(&self, sent: Instant) -> bool {

@@ -203,3 +203,18 @@ fn bad_parameters_are_errors_naming_the_parameter() {
     assert!(config.memory(Duration::ZERO).is_err());
     assert!(config.beta(0.7).is_ok());
 }
+
+#[test]
+fn with_a_delay_exit_a_rising_rtt_ends_slow_start_without_a_loss() {
+    use quinn_discern::SlowStartExit;
+    let slow_start_after_queueing = |config: &DiscernConfig| {
+        let mut path = Path::new(config.algorithm(MSS));
+        path.rounds(3);
+        queue_for(&mut path, RTT / 2, 2);
+        path.window().cwnd() < path.window().ssthresh()
+    };
+    assert!(slow_start_after_queueing(&DiscernConfig::default()));
+    assert!(!slow_start_after_queueing(
+        DiscernConfig::default().slow_start(SlowStartExit::Delay)
+    ));
+}

@@ -73,6 +73,26 @@ fn parameters_reach_the_algorithm() {
         classifier,
         &quinn_discern::classify::RttTolerance::new(0.2, std::time::Duration::from_millis(5))
     );
+
+    let discern = |id: &str| {
+        registry::parse(id)
+            .unwrap()
+            .factory()
+            .build(Instant::now(), 1200)
+            .into_any()
+            .downcast::<quinn_discern::Discern>()
+            .expect("a Discern")
+    };
+    let loss_test_on = |id: &str| {
+        discern(id)
+            .algorithm()
+            .classifier()
+            .loss_by_queue()
+            .is_some()
+    };
+    assert!(!loss_test_on("discern"));
+    assert!(loss_test_on("discern:aqm=on"));
+    assert!(!loss_test_on("discern:aqm=off,slow_start=delay"));
 }
 
 fn error(id: &str) -> String {
@@ -114,6 +134,8 @@ fn bad_ids_name_the_problem_and_the_fix() {
     assert!(error("discern:beta=-0.5").contains("bad beta"));
     assert!(error("discern:growth=vegas").contains("reno or cubic"));
     assert!(error("discern:memory=0s").contains("bad memory"));
+    assert!(error("discern:aqm=yes").contains("on or off"));
+    assert!(error("discern:slow_start=hystart").contains("loss or delay"));
     assert!(error("veno:beta=-3").contains("at least 0"));
 
     let front = error("tahoe+quinn-cubic");

@@ -1,7 +1,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Classification, Classifier, DEFAULT_GRANULARITY};
+use super::{Classification, Classifier, LossByQueue, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 
 /// Acknowledged packets remembered for looking up the queue a lost packet met.
@@ -27,6 +27,9 @@ const RECENT_PACKETS: usize = 128;
 ///   little delay, but loses many packets in slow start). A burst alone is not congestion: a
 ///   Gilbert-Elliott channel loses packets in bursts while the queue has room.
 /// - Losing more than half the window (and more than 4 packets) is congestion whatever the delay.
+/// - Optionally ([`QueueFull::with_loss_by_queue`]), a loss below the full level is congestion
+///   when packets that met a queue above a quarter of the full level are lost at well above the
+///   rate of those that met a shorter one: an AQM (CoDel) drops before the queue is full.
 /// - ECN: once the path has marked CE, the bottleneck signals congestion by marking, before its
 ///   queue fills, and every mark reduces the window; a loss is then random (short of half the
 ///   window). The queue rule cannot serve there: the largest queue such a path shows is its
@@ -48,6 +51,8 @@ pub struct QueueFull {
     /// `(sent, acknowledged, ACK delay)` of the latest acknowledged packets, in the order they
     /// were acknowledged; their queueing delay is worked out only when a loss needs it.
     recent: VecDeque<(Instant, Instant, Duration)>,
+    /// Loss rates of packets that met a low and a high queue, when that test is on.
+    loss_by_queue: Option<LossByQueue>,
 }
 
 impl QueueFull {
@@ -69,7 +74,21 @@ impl QueueFull {
             congestion_seen: false,
             marks_ce: false,
             recent: VecDeque::with_capacity(RECENT_PACKETS),
+            loss_by_queue: None,
         }
+    }
+
+    /// The same classifier that also calls a loss congestion when packets meeting a long queue
+    /// are lost at well above the rate of those meeting a short one ([`LossByQueue`]): the drops
+    /// of an AQM such as CoDel, which come before the queue is full.
+    pub fn with_loss_by_queue(mut self) -> Self {
+        self.loss_by_queue = Some(LossByQueue::default());
+        self
+    }
+
+    /// The loss statistics by queue, when that test is on.
+    pub fn loss_by_queue(&self) -> Option<&LossByQueue> {
+        self.loss_by_queue.as_ref()
     }
 
     /// The queueing delay at which the queue has been seen full.
@@ -101,6 +120,11 @@ impl QueueFull {
             }
         }
         before.iter().chain(&after).flatten().map(|&(_, q)| q).max()
+    }
+
+    /// The queueing delay that splits the loss statistics' bands: a quarter of the full level.
+    fn band_boundary(&self) -> Duration {
+        (self.full_queue_delay() / 4).max(2 * self.granularity)
     }
 
     fn observe(&mut self, now: Instant, queueing: Duration) {
@@ -139,7 +163,12 @@ impl Classifier for QueueFull {
         // The full-queue level is a maximum, and one delayed ACK would inflate it for `memory`:
         // only frames a receiver sends at once (two packets or more) measure it.
         if batch.acked_packets >= 2 {
-            self.observe(batch.now, batch.rtt.queueing());
+            let queueing = batch.rtt.queueing();
+            self.observe(batch.now, queueing);
+            let boundary = self.band_boundary();
+            if let Some(stats) = &mut self.loss_by_queue {
+                stats.count(queueing, boundary, batch.acked_packets, 0);
+            }
         }
     }
 
@@ -172,7 +201,19 @@ impl Classifier for QueueFull {
                 "queueing delay at the full-queue level",
             )
         } else {
-            (Verdict::Random, "queueing delay below the full-queue level")
+            // Losses the full-queue rule explains are left out: they would make every drop-tail
+            // path look queue-driven. A loss event counts once: a burst of channel losses is one
+            // event, not evidence of a lossier band.
+            let boundary = self.band_boundary();
+            let queue_driven = self.loss_by_queue.as_mut().is_some_and(|stats| {
+                stats.count(queueing, boundary, event.lost_packets, 1);
+                queueing >= boundary && stats.queue_driven()
+            });
+            if queue_driven {
+                (Verdict::Congestion, "losses rise with the queue")
+            } else {
+                (Verdict::Random, "queueing delay below the full-queue level")
+            }
         };
         if verdict == Verdict::Congestion {
             self.congestion_seen = true;
