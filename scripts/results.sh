@@ -12,7 +12,9 @@
 #   LINK_SEEDS=1,2,3 scripts/results.sh # seeds of the LTE-trace sweeps (default 1-10)
 #   ONLY=links scripts/results.sh      # only the LTE-trace sweeps and their table
 #
-# Needs cargo and Python 3 (standard library only). See docs/RESULTS.md for the measured time.
+# Needs cargo and Python 3 (standard library only). Measured with JOBS=2 on a 2-core machine shared
+# with other work: 29 minutes after the release build (20 for the paper sweeps at RUNS=10, half a
+# minute for the LTE sweeps, 9 for the netns sweep at NETNS_RUNS=3, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
