@@ -3,9 +3,14 @@
 
 usage: results_tables.py OUT_DIR RESULTS_MD [TABLE ...]
 
-Reads OUT_DIR/<sweep>/sweep.csv and each run's runs/<index>-*/summary.json and flows.csv, and
-replaces every block between `<!-- BEGIN name -->` and `<!-- END name -->` in RESULTS_MD with
-the table `name` (only the named tables if any are given). Standard library only.
+Reads OUT_DIR/<sweep>/runs.csv (one row per run of a `--runs N` sweep; sweep.csv for a
+`--vary seed=...` sweep) and each run's runs/<index>-*/summary.json and flows.csv, and replaces
+every block between `<!-- BEGIN name -->` and `<!-- END name -->` in RESULTS_MD with the table
+`name` (only the named tables if any are given). Every cell is the mean over the seeds ± the
+half-width of its 95 % confidence interval (Student's t), ratios between controllers are paired
+per seed, and the verdict on each paper's claim (`claims`, `verdict-NNN`) is decided here from
+those intervals. The harness's own means and intervals in sweep.csv are checked against the
+runs'. Standard library only.
 """
 
 import csv
@@ -234,7 +239,9 @@ class Sweep:
         return rows
 
     def seed_of(self, row):
-        return int(row["seed"])
+        # A sweep of one run per point (no `--runs`, no `--vary seed`) names the seed only in the
+        # run's summary.
+        return int(row.get("seed") or self.summary(row)["seed"])
 
     def summary(self, row):
         index = int(row["run"])
