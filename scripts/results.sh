@@ -1,34 +1,40 @@
 #!/usr/bin/env bash
 # Regenerates docs/RESULTS.md: runs every sweep of the five papers' scenarios on the simulator
-# into out/results/, copies the plots the document shows into docs/results/, and rewrites the
-# generated tables in docs/RESULTS.md (scripts/results_tables.py).
+# into out/results/, every point over RUNS seeds, copies the plots the document shows into
+# docs/results/, and rewrites the generated tables in docs/RESULTS.md (scripts/results_tables.py).
 #
-#   scripts/results.sh            # all sweeps, one run at a time (JOBS=1)
+#   scripts/results.sh            # all sweeps, 10 seeds per point, one run at a time (JOBS=1)
 #   JOBS=2 scripts/results.sh     # runs in parallel on an idle machine
+#   RUNS=3 scripts/results.sh     # 3 seeds per point, for a quick look
 #   TABLES_ONLY=1 scripts/results.sh   # only rewrite the tables from existing out/results/
-#   SKIP_NETNS=1 scripts/results.sh     # as root, skip the real-namespace sweep (3 minutes)
+#   SKIP_NETNS=1 scripts/results.sh     # as root, skip the real-namespace sweep
+#   NETNS_RUNS=5 scripts/results.sh     # seeds of the real-namespace sweep (default 3; 20 s each)
 #   LINK_SEEDS=1,2,3 scripts/results.sh # seeds of the LTE-trace sweeps (default 1-10)
 #   ONLY=links scripts/results.sh      # only the LTE-trace sweeps and their table
 #
-# Needs cargo and Python 3 (standard library only). Takes about 2.5 minutes with JOBS=1 after the
-# release build (see docs/RESULTS.md for the measured time).
+# Needs cargo and Python 3 (standard library only). Measured with JOBS=2 on a 2-core machine shared
+# with other work: 29 minutes after the release build (20 for the paper sweeps at RUNS=10, half a
+# minute for the LTE sweeps, 9 for the netns sweep at NETNS_RUNS=3, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OUT=out/results
+OUT=${OUT:-out/results}
 JOBS=${JOBS:-1}
+RUNS=${RUNS:-10}
+NETNS_RUNS=${NETNS_RUNS:-3}
 D=target/release/discern
 # Beside every paper's controllers: quinn's own three and the Composite classifier in front of CUBIC.
 PEERS=quinn-newreno,quinn-cubic,quinn-bbr,composite+quinn-cubic
 MSACK=newreno,modified-sack:tolerance=0,modified-sack:tolerance=0.02,modified-sack:tolerance=0.05,modified-sack:tolerance=0.1,modified-sack:tolerance=0.2
 PER=0,0.00001,0.0001,0.001,0.01
 
+# A sweep of RUNS seeds per point.
 sweep() {
     local name=$1
     shift
     local t0=$SECONDS
     rm -rf "${OUT:?}/$name"
-    "$D" sweep "$@" --jobs "$JOBS" --out "$OUT/$name" >"$OUT/$name.log" 2>&1 || {
+    "$D" sweep "$@" --runs "$RUNS" --jobs "$JOBS" --out "$OUT/$name" >"$OUT/$name.log" 2>&1 || {
         cat "$OUT/$name.log"
         exit 1
     }
@@ -57,7 +63,7 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
     cargo build --release -p quinn-discern-harness
     mkdir -p "$OUT"
     build=$SECONDS
-    echo "sweeps (--jobs $JOBS):"
+    echo "sweeps (--jobs $JOBS, --runs $RUNS):"
 
     if [[ -z ${ONLY:-} ]]; then
         # Paper 000, Tables 1-2 (topology I, errors only) and 3-4 (topology II; only the measured
@@ -94,8 +100,7 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
         # for the verdict-accuracy table.
         sweep 004-errors-only scenarios/004-errors-only.toml --vary link.egress.loss.rate=0,0.001,0.01 \
             --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
-        sweep 004-congestion-only scenarios/004-congestion-only.toml --vary seed=1 \
-            --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
+        sweep 004-congestion-only scenarios/004-congestion-only.toml --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
         sweep 004-errors-and-congestion scenarios/004-errors-and-congestion.toml \
             --vary link.bottleneck.loss.rate=0,0.001,0.01 \
             --controller newreno,reno,composite,modified-sack,wnewreno,$PEERS
@@ -119,11 +124,12 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
         echo "  links-lte-*: skipped (../shared/traces absent)"
     fi
 
-    # Real namespaces with kernel TCP peers (root only; real time, about 3 minutes).
+    # Real namespaces with kernel TCP peers (root only; real time, one run at a time: 9 controllers
+    # x 20 s per seed).
     if [[ -n ${ONLY:-} ]]; then
         :
     elif [[ $(id -u) == 0 && -z ${SKIP_NETNS:-} ]]; then
-        sweep netns-quick scenarios/quick.toml --link netns --set duration=20s \
+        JOBS=1 RUNS=$NETNS_RUNS sweep netns-quick scenarios/quick.toml --link netns --set duration=20s \
             --vary link.bottleneck.loss.rate=0.01 \
             --controller newreno,composite,wnewreno,modified-sack,quinn-cubic,composite+quinn-cubic,tcp-reno,tcp-cubic,tcp-bbr
     else
@@ -143,8 +149,9 @@ fi
 mkdir -p docs/results
 copy() { cp "$OUT/$1" "docs/results/$2"; }
 copy 000-t1-100s/goodput.png 000-goodput.png
-copy "$(cd $OUT && ls -d 001/runs/*drops=4-tahoe)/cwnd.png" 001-cwnd-tahoe.png
-copy "$(cd $OUT && ls -d 001/runs/*drops=4-modified-tahoe)/cwnd.png" 001-cwnd-modified-tahoe.png
+# The window plots are the first seed's.
+copy "$(cd "$OUT" && ls -d 001/runs/*drops=4-tahoe-seed=* | head -n 1)/cwnd.png" 001-cwnd-tahoe.png
+copy "$(cd "$OUT" && ls -d 001/runs/*drops=4-modified-tahoe-seed=* | head -n 1)/cwnd.png" 001-cwnd-modified-tahoe.png
 copy 002-loss/goodput.png 002-goodput-loss.png
 copy 003/goodput.png 003-goodput.png
 copy 004-errors-only/goodput.png 004-goodput-errors-only.png
