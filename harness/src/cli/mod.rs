@@ -84,7 +84,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// Controllers to score, comma-separated [default: newreno, modified-sack, wnewreno,
-    /// composite, veno, westwood, discern, quinn-newreno, quinn-cubic, quinn-bbr].
+    /// composite, veno, westwood, discern, discern:aqm=on,slow_start=delay, quinn-newreno,
+    /// quinn-cubic, quinn-bbr].
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,
     /// Seeds per controller and class: SEED .. SEED+N-1.

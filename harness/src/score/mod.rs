@@ -43,6 +43,7 @@ pub const DEFAULT_CONTROLLERS: &[&str] = &[
     "veno",
     "westwood",
     "discern",
+    "discern:aqm=on,slow_start=delay",
     "quinn-newreno",
     "quinn-cubic",
     "quinn-bbr",
