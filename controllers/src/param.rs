@@ -75,15 +75,7 @@ pub fn at_least(
     least: u64,
     expected: &'static str,
 ) -> Result<u64, ParamError> {
-    if value >= least {
-        Ok(value)
-    } else {
-        Err(ParamError {
-            name,
-            value: value.to_string(),
-            expected,
-        })
-    }
+    check(name, value, value >= least, expected)
 }
 
 /// An initial window of `bytes` if it holds at least two packets of QUIC's smallest size.
@@ -108,12 +100,12 @@ pub fn positive_duration(name: &'static str, value: Duration) -> Result<Duration
     Ok(value)
 }
 
-fn check(
+fn check<T: std::fmt::Display>(
     name: &'static str,
-    value: f64,
+    value: T,
     ok: bool,
     expected: &'static str,
-) -> Result<f64, ParamError> {
+) -> Result<T, ParamError> {
     if ok {
         Ok(value)
     } else {
