@@ -53,8 +53,8 @@ impl FlowTransport {
         sender.send_window(send);
         receiver.send_window(send);
         controllers::apply(&flow.controller, &mut sender)?;
-        if let Some(delay) = flow.max_ack_delay {
-            sender.ack_frequency_config(Some(ack_frequency(delay)));
+        if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
+            sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
         }
         Ok(Self {
             sender: Arc::new(sender),
@@ -80,12 +80,17 @@ fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
     Ok(tc)
 }
 
-/// The sender asks its peer (ACK frequency extension) to acknowledge every other ack-eliciting
-/// packet and to hold an ACK at most `max_ack_delay`. Without it, a quinn peer acknowledges every
-/// other packet but may hold an ACK for up to its own `max_ack_delay` (25 ms by default).
-fn ack_frequency(max_ack_delay: Duration) -> AckFrequencyConfig {
+/// The sender asks its peer (ACK frequency extension) to acknowledge every `ack_every`
+/// ack-eliciting packets (default: every other one) and to hold an ACK at most `max_ack_delay`
+/// (default: the peer's own, 25 ms for quinn). Without the request, a quinn peer acknowledges
+/// every other packet but may hold an ACK for up to its own `max_ack_delay`.
+fn ack_frequency(max_ack_delay: Option<Duration>, ack_every: Option<u32>) -> AckFrequencyConfig {
     let mut ack = AckFrequencyConfig::default();
-    ack.max_ack_delay(Some(max_ack_delay));
+    ack.max_ack_delay(max_ack_delay);
+    if let Some(every) = ack_every {
+        // The peer acknowledges once it has received *more* than the threshold.
+        ack.ack_eliciting_threshold(VarInt::from_u32(every.saturating_sub(1)));
+    }
     ack
 }
 

@@ -129,6 +129,7 @@ fn scenario(controller: &str) -> Scenario {
             count: 1,
             receive_window: None,
             max_ack_delay: None,
+            ack_every: None,
         }],
         source: None,
     }

@@ -15,9 +15,18 @@ use sim_common::{flow, link, scenario};
 /// loss. The receiver's window of 20 kB makes the sender send in flights of an odd number of
 /// packets now and then, whose last packet's ACK the receiver holds until its timer fires.
 fn delays(max_ack_delay: Option<Duration>) -> DelaySignals {
+    delays_with(max_ack_delay, None, Some(Bytes(20_000)))
+}
+
+fn delays_with(
+    max_ack_delay: Option<Duration>,
+    ack_every: Option<u32>,
+    receive_window: Option<Bytes>,
+) -> DelaySignals {
     let mut f = flow("newreno", 0, None);
     f.max_ack_delay = max_ack_delay;
-    f.receive_window = Some(Bytes(20_000));
+    f.ack_every = ack_every;
+    f.receive_window = receive_window;
     let s = scenario(
         "ack-delay-recovery",
         4.0,
@@ -61,4 +70,18 @@ fn recovered_ack_delays_match_the_truth_under_quinns_default_acks() {
 fn recovered_ack_delays_match_the_truth_with_a_1ms_max_ack_delay() {
     let d = delays(Some(Duration::from_millis(1)));
     check(&d);
+}
+
+#[test]
+fn a_receiver_asked_to_decimate_sends_fewer_acks_whose_delays_are_still_recovered() {
+    // No receive window here: flights long enough for ten packets per ACK.
+    let usual = delays_with(None, None, None);
+    let decimated = delays_with(None, Some(10), None);
+    // Every tenth packet instead of every second: several times fewer frames.
+    assert!(
+        decimated.frames_checked * 3 < usual.frames_checked,
+        "{decimated:?} vs {usual:?}"
+    );
+    assert!(decimated.frames_checked >= 50, "{decimated:?}");
+    assert!(decimated.ack_delay_within_100us >= 0.95, "{decimated:?}");
 }

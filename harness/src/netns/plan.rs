@@ -289,6 +289,7 @@ mod tests {
                     count: 1,
                     receive_window: None,
                     max_ack_delay: None,
+                    ack_every: None,
                 })
                 .collect(),
             source: None,

@@ -185,4 +185,10 @@ pub struct Flow {
     /// `max_ack_delay` of 25 ms. The papers' scenarios set 1 ms, as their ns-2 receivers
     /// acknowledged without delay.
     pub max_ack_delay: Option<Duration>,
+    /// Ask the receiver (QUIC ACK frequency extension) to acknowledge every this many
+    /// ack-eliciting packets, as receivers that decimate ACKs do (s2n-quic: 10, Chromium: about
+    /// 10). The ACK_FREQUENCY frame's Ack-Eliciting Threshold is this minus one: a receiver
+    /// acknowledges once the count *exceeds* the threshold, and quinn's default of 1 means every
+    /// second packet. `None`: the receiver's own policy (quinn: every second packet).
+    pub ack_every: Option<u32>,
 }

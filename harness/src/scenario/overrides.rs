@@ -52,7 +52,7 @@ impl fmt::Display for Override {
 /// Every key an override may name, for messages.
 pub const KEYS: &str = "name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
 (link FIELD: rate, delay, queue, ecn, jitter, reorder, loss.model, loss.rate, loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, \
-loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window, max_ack_delay)";
+loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold)";
 
 const TOP_FIELDS: [&str; 5] = ["name", "description", "duration", "seed", "mtu"];
 /// Link fields an override replaces whole (`rate`, `queue`, `ecn`, `jitter` and `reorder` also
@@ -61,7 +61,7 @@ const LINK_FIELDS: [&str; 6] = ["rate", "delay", "queue", "ecn", "jitter", "reor
 const LOSS_FIELDS: [&str; 10] = [
     "model", "rate", "p", "r", "h", "k", "every", "drops", "start", "count",
 ];
-const FLOW_FIELDS: [&str; 7] = [
+const FLOW_FIELDS: [&str; 8] = [
     "controller",
     "path",
     "start",
@@ -69,6 +69,7 @@ const FLOW_FIELDS: [&str; 7] = [
     "count",
     "receive_window",
     "max_ack_delay",
+    "ack_eliciting_threshold",
 ];
 
 /// Fields whose value is text: a bare value is always taken as that text (`--set name=2`).

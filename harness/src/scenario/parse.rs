@@ -30,7 +30,7 @@ const LINK_KEYS: [&str; 9] = [
     "jitter",
     "reorder",
 ];
-const FLOW_KEYS: [&str; 7] = [
+const FLOW_KEYS: [&str; 8] = [
     "controller",
     "path",
     "start",
@@ -38,12 +38,16 @@ const FLOW_KEYS: [&str; 7] = [
     "count",
     "receive_window",
     "max_ack_delay",
+    "ack_eliciting_threshold",
 ];
 const MODELS: &str = "none, bernoulli, gilbert-elliott, burst";
 
 /// QUIC needs 1200-byte UDP payloads; IPv4 and UDP headers add 28 bytes.
 pub const MIN_MTU: u16 = 1228;
 pub const MAX_MTU: u16 = 9000;
+/// The largest `ack_eliciting_threshold`: far beyond any receiver's policy, and within QUIC's
+/// varint range.
+const MAX_ACK_EVERY: i64 = 1 << 20;
 
 /// A table being validated, and how to name it in messages.
 struct Table<'a> {
@@ -742,6 +746,16 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         Some(e) => Some(t.positive_duration(e, "1ms")?),
         None => None,
     };
+    let ack_every = match t.get("ack_eliciting_threshold") {
+        Some(e) => Some(t.integer(
+            e,
+            "a whole number of ack-eliciting packets per ACK",
+            10,
+            1,
+            MAX_ACK_EVERY,
+        )? as u32),
+        None => None,
+    };
     Ok(Flow {
         controller,
         path,
@@ -750,6 +764,7 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         count,
         receive_window,
         max_ack_delay,
+        ack_every,
     })
 }
 

@@ -109,6 +109,7 @@ fn parses_a_valid_scenario() {
             count: 3,
             receive_window: None,
             max_ack_delay: None,
+            ack_every: None,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -144,6 +145,25 @@ fn a_max_ack_delay_is_a_positive_duration() {
     );
     let unitless = err(&delay("5"));
     assert!(unitless.contains("max_ack_delay"), "{unitless}");
+}
+
+#[test]
+fn an_ack_eliciting_threshold_is_a_positive_packet_count() {
+    let every = |v: &str| {
+        edit(
+            "count = 3",
+            &format!("count = 3\nack_eliciting_threshold = {v}"),
+        )
+    };
+    assert_eq!(parse(&every("10")).unwrap().flows[1].ack_every, Some(10));
+    assert_eq!(parse(VALID).unwrap().flows[1].ack_every, None);
+    let zero = err(&every("0"));
+    assert!(
+        zero.contains("ack_eliciting_threshold = 0 is out of range") && zero.contains("from 1 to"),
+        "{zero}"
+    );
+    let text = err(&every("\"ten\""));
+    assert!(text.contains("ack_eliciting_threshold"), "{text}");
 }
 
 #[test]
@@ -189,7 +209,7 @@ fn a_receive_window_is_a_positive_size() {
     assert_eq!(
         err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
         "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay (did you mean \"receive_window\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold (did you mean \"receive_window\"?)"
     );
 }
 
@@ -361,7 +381,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -827,7 +847,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay"
+         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(

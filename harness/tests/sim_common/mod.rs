@@ -31,6 +31,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         count: 1,
         receive_window: None,
         max_ack_delay: None,
+        ack_every: None,
     }
 }
 
