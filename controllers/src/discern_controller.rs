@@ -1,10 +1,13 @@
 use std::time::Duration;
 
+use crate::adapter::Algorithm;
 use crate::algorithm::{Reduction, WindowAlgorithm};
 use crate::classify::{QueueFull, DEFAULT_GRANULARITY};
+use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
 use crate::param::{fraction, open_fraction, positive_duration, ParamError};
+use crate::short_queue::ShortQueueAlgorithm;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -61,7 +64,64 @@ use crate::Adapter;
 /// Mapping to QUIC: quinn's ACK ranges reveal the losses (`on_congestion_event`), the corrected
 /// RTT comes from quinn's estimator (see the crate's `rtt` module), ECN-CE arrives as a
 /// congestion event with no lost bytes.
-pub type Discern = Adapter<WindowAlgorithm<QueueFull>>;
+pub type Discern = Adapter<DiscernAlgorithm>;
+
+/// `discern`'s state machine: the default keeps a short queue of its own
+/// ([`ShortQueueAlgorithm`]); `queue = full` is the earlier design, NewReno that keeps its window
+/// on losses below the full-queue level ([`QueueFull`]), kept to compare the two.
+#[derive(Debug, Clone)]
+pub enum DiscernAlgorithm {
+    /// The default: a target queue when alone, NewReno's manners against a buffer-filler.
+    ShortQueue(ShortQueueAlgorithm),
+    /// The earlier design (`queue = full`).
+    FullQueue(WindowAlgorithm<QueueFull>),
+}
+
+impl Algorithm for DiscernAlgorithm {
+    fn on_ack(&mut self, ack: &Ack) {
+        match self {
+            Self::ShortQueue(a) => a.on_ack(ack),
+            Self::FullQueue(a) => a.on_ack(ack),
+        }
+    }
+
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        match self {
+            Self::ShortQueue(a) => a.on_ack_batch(batch),
+            Self::FullQueue(a) => a.on_ack_batch(batch),
+        }
+    }
+
+    fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
+        match self {
+            Self::ShortQueue(a) => a.on_congestion(event),
+            Self::FullQueue(a) => a.on_congestion(event),
+        }
+    }
+
+    fn window(&self) -> &Window {
+        match self {
+            Self::ShortQueue(a) => a.window(),
+            Self::FullQueue(a) => a.window(),
+        }
+    }
+
+    fn window_mut(&mut self) -> &mut Window {
+        match self {
+            Self::ShortQueue(a) => a.window_mut(),
+            Self::FullQueue(a) => a.window_mut(),
+        }
+    }
+}
+
+/// Which queue `discern` aims for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueAim {
+    /// A couple of packets of its own, NewReno's manners against a buffer-filler (the default).
+    Short,
+    /// Fill the buffer as NewReno; losses below the full level are random (the earlier design).
+    Full,
+}
 
 /// Factory for [`Discern`].
 #[derive(Debug, Clone)]
@@ -75,6 +135,7 @@ pub struct DiscernConfig {
     granularity: Duration,
     slow_start: SlowStartExit,
     aqm: bool,
+    queue: QueueAim,
 }
 
 /// What ends `discern`'s first slow start.
@@ -164,8 +225,27 @@ impl DiscernConfig {
         self
     }
 
+    /// Which queue to aim for (default [`QueueAim::Short`]). The growth rule, `tolerance`,
+    /// `memory`, `slow_start` and `aqm` shape the [`QueueAim::Full`] design only.
+    pub fn queue(&mut self, aim: QueueAim) -> &mut Self {
+        self.queue = aim;
+        self
+    }
+
     /// The pure state machine, for a path whose MSS is `mss` bytes.
-    pub fn algorithm(&self, mss: u64) -> WindowAlgorithm<QueueFull> {
+    pub fn algorithm(&self, mss: u64) -> DiscernAlgorithm {
+        match self.queue {
+            QueueAim::Short => DiscernAlgorithm::ShortQueue(ShortQueueAlgorithm::new(
+                Window::new(self.initial_window, mss, 2),
+                self.beta,
+                self.ecn_beta,
+            )),
+            QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
+        }
+    }
+
+    /// The earlier design's state machine ([`QueueAim::Full`]).
+    pub fn full_queue_algorithm(&self, mss: u64) -> WindowAlgorithm<QueueFull> {
         let growth = match self.growth {
             DiscernGrowth::Reno => Growth::Reno,
             DiscernGrowth::Cubic => Growth::cubic(),
@@ -197,6 +277,7 @@ impl Default for DiscernConfig {
             granularity: DEFAULT_GRANULARITY,
             slow_start: SlowStartExit::Loss,
             aqm: false,
+            queue: QueueAim::Short,
         }
     }
 }

@@ -89,6 +89,7 @@ pub mod registry;
 mod reno;
 mod rtt;
 mod sack_few;
+mod short_queue;
 mod tahoe;
 pub mod trace;
 mod veno;
@@ -102,13 +103,16 @@ pub use algorithm::{
     Reduction, WNewRenoAlgorithm, WindowAlgorithm,
 };
 pub use composite::{Composite, CompositeConfig};
-pub use discern_controller::{Discern, DiscernConfig, DiscernGrowth, SlowStartExit};
+pub use discern_controller::{
+    Discern, DiscernAlgorithm, DiscernConfig, DiscernGrowth, QueueAim, SlowStartExit,
+};
 pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterConfig};
 pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
 pub use reno::{Reno, RenoConfig, SackNewReno, SackNewRenoConfig};
 pub use sack_few::{SackFew, SackFewConfig};
+pub use short_queue::{QueueOwner, ShortQueueAlgorithm};
 pub use tahoe::{ModifiedTahoe, ModifiedTahoeConfig, Tahoe, TahoeConfig};
 pub use veno::{Veno, VenoConfig};
 pub use westwood::{Westwood, WestwoodConfig};

@@ -13,8 +13,8 @@ use crate::classify::{Classifier, Spike, Trend, ZigZag, DEFAULT_GRANULARITY};
 use crate::param::ParamError;
 use crate::{
     CompositeConfig, DiscernConfig, DiscernGrowth, DiscriminatingSackConfig, LossFilterConfig,
-    ModifiedSackConfig, ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig,
-    SlowStartExit, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
+    ModifiedSackConfig, ModifiedTahoeConfig, QueueAim, RenoConfig, SackFewConfig,
+    SackNewRenoConfig, SlowStartExit, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
 };
 
 type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -264,6 +264,13 @@ const CATALOG: &[ControllerInfo] = &[
                 default: "off",
                 help: "on: losses that rise with the queue are congestion before it is full",
             },
+            ParamInfo {
+                name: "queue",
+                default: "short",
+                help: "short: keep a queue of a few packets, NewReno's manners against a \
+                       buffer-filler; full: the earlier design (growth, tolerance, memory, \
+                       slow_start, aqm shape it)",
+            },
             GRANULARITY,
         ],
         classifier: true,
@@ -458,6 +465,13 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     }
     if let Some(granularity) = call.duration("granularity")? {
         config.granularity(granularity);
+    }
+    if let Some(aim) = call.value("queue", "short or full", |raw| match raw {
+        "short" => Some(QueueAim::Short),
+        "full" => Some(QueueAim::Full),
+        _ => None,
+    })? {
+        config.queue(aim);
     }
     Ok(config)
 }

@@ -15,6 +15,7 @@ mod owd_threshold;
 mod queue_full;
 mod rtt_tolerance;
 mod sack_gap_rtt;
+mod short_queue;
 mod tcp_srtt;
 
 use std::fmt::Debug;
@@ -27,6 +28,7 @@ pub use owd_threshold::OwdThreshold;
 pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;
 pub use sack_gap_rtt::SackGapAndRtt;
+pub use short_queue::{LossCause, PathModel, ShortQueue};
 pub use tcp_srtt::TcpSrtt;
 
 use crate::episode::LossEpisode;

@@ -1,0 +1,305 @@
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::{Classification, Classifier};
+use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
+
+/// ACK frames remembered for looking up the queue a lost packet met.
+const RECENT_FRAMES: usize = 64;
+/// Frames on each side of a lost packet whose queue it is read from.
+const NEIGHBOURS: usize = 3;
+/// Rounds over which the largest delivery rate is the bottleneck's rate (BBR's 10).
+const RATE_ROUNDS: usize = 10;
+/// Rounds over which the largest delivery rate sets the packet time of the target: a flow that
+/// shares the link delivers less than the link's rate, and a target in packet times of its own
+/// share would grow as the share shrinks.
+const PEAK_ROUNDS: usize = 100;
+/// Frames a round needs before its minimum counts as the standing queue.
+const MIN_ROUND_FRAMES: u32 = 4;
+/// The smallest queue the flow aims for, and the smallest guard: below a millisecond the RTT
+/// says little (clock noise, and pacing bursts of a few packets).
+const MIN_TARGET: Duration = Duration::from_millis(1);
+const MIN_GUARD: Duration = Duration::from_millis(3);
+/// Packets the flow keeps queued at the bottleneck when alone, as Vegas's alpha: enough that the
+/// link never idles between bursts, and the queue stays a few packet times long.
+const TARGET_PACKETS: f64 = 2.0;
+/// A window this much above what the path delivers in a round trip (congestion avoidance; slow
+/// start doubles in a round, so its bound is higher) with no queue to hold the rest: the excess
+/// is being dropped by something that does not queue (a policer).
+const RATE_EXCESS: f64 = 1.15;
+const RATE_EXCESS_SLOW_START: f64 = 2.5;
+
+/// What made a loss congestion, for the response: a queue is answered as NewReno answers it
+/// (multiplicative decrease), a rate limit by falling back to the rate the path delivers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossCause {
+    /// The lost packet met a standing queue above the guard, or half the window was lost.
+    Queue,
+    /// The window is well beyond what the path delivers per round trip, with no queue.
+    Rate,
+    /// A channel loss: the queue was short and the window within what the path delivers.
+    Random,
+}
+
+/// What the flow knows of its path from its ACKs: round trips, the standing queue, the
+/// bottleneck's delivery rate, and the queue each recent ACK frame's newest packet met.
+///
+/// A round begins when an ACK arrives and ends when a packet sent after that is acknowledged.
+/// The *standing queue* is the smallest queueing delay (corrected RTT sample less the minimum
+/// RTT) of a round's ACK frames: per-packet jitter, a delayed ACK or an ACK-compressed burst
+/// only ever raises a sample, so the minimum passes over them (Copa's `RTTstanding`, Arun and
+/// Balakrishnan, NSDI 2018, section 2.1). The bottleneck rate is the largest per-round delivery
+/// rate over the last ten rounds (BBR's `BtlBw` filter, draft-cardwell-iccrg-bbr-congestion-control
+/// section 4.5.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathModel {
+    /// `(sent, queueing)` of the newest packet of each recent ACK frame, in ACK order.
+    frames: VecDeque<(Instant, Duration)>,
+    round_start: Option<Instant>,
+    round_min: Option<Duration>,
+    round_frames: u32,
+    round_acked: u64,
+    rounds: u64,
+    standing: Option<Duration>,
+    /// Delivery rates of the last [`PEAK_ROUNDS`] rounds, bytes per second, newest last.
+    rates: VecDeque<f64>,
+    /// The largest of the last [`RATE_ROUNDS`] and of all of them, worked out once per round.
+    bottleneck_rate: f64,
+    peak_rate: f64,
+    min_rtt: Duration,
+    mss: u64,
+}
+
+impl Default for PathModel {
+    fn default() -> Self {
+        Self {
+            frames: VecDeque::with_capacity(RECENT_FRAMES),
+            round_start: None,
+            round_min: None,
+            round_frames: 0,
+            round_acked: 0,
+            rounds: 0,
+            standing: None,
+            rates: VecDeque::with_capacity(PEAK_ROUNDS),
+            bottleneck_rate: 0.0,
+            peak_rate: 0.0,
+            min_rtt: Duration::ZERO,
+            mss: 1200,
+        }
+    }
+}
+
+impl PathModel {
+    /// Round trips completed so far.
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
+    /// The standing queue of the last complete round (or of this one, once it has enough frames
+    /// and stands higher: a queue building in slow start shows before the round ends).
+    pub fn standing_queue(&self) -> Option<Duration> {
+        let current = self
+            .round_min
+            .filter(|_| self.round_frames >= MIN_ROUND_FRAMES);
+        match (self.standing, current) {
+            (Some(last), Some(now)) => Some(last.max(now)),
+            (last, now) => last.or(now),
+        }
+    }
+
+    /// The smallest queue of the last few ACK frames: in slow start the queue builds within a
+    /// round, and a round later the window would have doubled into it.
+    pub fn recent_queue(&self) -> Option<Duration> {
+        if self.frames.len() < 2 * NEIGHBOURS {
+            return None;
+        }
+        self.frames
+            .iter()
+            .rev()
+            .take(2 * NEIGHBOURS)
+            .map(|&(_, q)| q)
+            .min()
+    }
+
+    /// The standing queue of the last complete round alone.
+    pub fn last_round_queue(&self) -> Option<Duration> {
+        self.standing
+    }
+
+    /// The bottleneck's delivery rate in bytes per second (0 before the first round ends).
+    pub fn bottleneck_rate(&self) -> f64 {
+        self.bottleneck_rate
+    }
+
+    /// The minimum RTT.
+    pub fn min_rtt(&self) -> Duration {
+        self.min_rtt
+    }
+
+    /// The queue the flow aims for when it has the bottleneck to itself: `TARGET_PACKETS`
+    /// packet times at the highest rate it has seen, at least a millisecond and at most a tenth
+    /// of the minimum RTT (beyond which the queue would cost a short-RTT flow its manners).
+    pub fn target(&self) -> Duration {
+        if self.peak_rate <= 0.0 {
+            return MIN_TARGET;
+        }
+        let packets = Duration::from_secs_f64(TARGET_PACKETS * self.mss as f64 / self.peak_rate);
+        packets.min(self.min_rtt / 10).max(MIN_TARGET)
+    }
+
+    /// The queue above which a loss is congestion: three targets (the flow sheds its own queue
+    /// above two), at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their targets,
+    /// and a drop-tail queue only when full.
+    pub fn guard(&self) -> Duration {
+        (3 * self.target()).max(MIN_GUARD)
+    }
+
+    /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
+    /// standing queue)`.
+    pub fn pipe_bytes(&self) -> u64 {
+        let rtt = self.min_rtt + self.standing.unwrap_or_default();
+        (self.bottleneck_rate() * rtt.as_secs_f64()) as u64
+    }
+
+    fn on_ack(&mut self, ack: &Ack) {
+        self.mss = self.mss.max(ack.bytes);
+        match self.round_start {
+            Some(start) if ack.sent <= start => {}
+            Some(start) => {
+                let span = ack.now.saturating_duration_since(start).as_secs_f64();
+                if span > 0.0 {
+                    if self.rates.len() == PEAK_ROUNDS {
+                        self.rates.pop_front();
+                    }
+                    self.rates.push_back(self.round_acked as f64 / span);
+                    let max = |rates: std::collections::vec_deque::Iter<'_, f64>| {
+                        rates.copied().fold(0.0, f64::max)
+                    };
+                    let recent = self.rates.len().saturating_sub(RATE_ROUNDS);
+                    self.bottleneck_rate = max(self.rates.range(recent..));
+                    self.peak_rate = max(self.rates.iter());
+                }
+                if self.round_frames > 0 {
+                    self.standing = self.round_min;
+                }
+                self.rounds += 1;
+                self.begin_round(ack.now);
+            }
+            None => self.begin_round(ack.now),
+        }
+        self.round_acked += ack.bytes;
+    }
+
+    fn begin_round(&mut self, now: Instant) {
+        self.round_start = Some(now);
+        self.round_min = None;
+        self.round_frames = 0;
+        self.round_acked = 0;
+    }
+
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.min_rtt = batch.rtt.min;
+        let queueing = batch.rtt.queueing();
+        self.round_min = Some(self.round_min.map_or(queueing, |m| m.min(queueing)));
+        self.round_frames += 1;
+        if self.frames.len() == RECENT_FRAMES {
+            self.frames.pop_front();
+        }
+        let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
+        self.frames.push_back((sent, queueing));
+    }
+
+    /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
+    /// packets of the [`NEIGHBOURS`] frames sent nearest before it and after it. Those were
+    /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
+    /// delay, and a full or AQM-controlled queue stands high for all of them.
+    pub fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
+        let split = self.frames.partition_point(|&(at, _)| at <= sent);
+        let before = self.frames.range(..split).rev().take(NEIGHBOURS);
+        let after = self.frames.range(split..).take(NEIGHBOURS);
+        before.chain(after).map(|&(_, q)| q).min()
+    }
+}
+
+/// `discern`'s classifier for a short queue: a loss is congestion when the packets around it met
+/// a queue above [`PathModel::guard`], or when the window is well beyond what the path delivers
+/// with no queue to hold the excess (a policer), or when half the window was lost; random
+/// otherwise.
+///
+/// The guard is quicly's (h2o/quicly issue 687: congestion once the RTT exceeds `min RTT + 5 ms`),
+/// scaled for slow links: a flow that keeps its own queue at a couple of packets sees channel
+/// losses well below it, while CoDel, PIE and a full drop-tail queue drop only above it. On an
+/// ECN path, once a CE mark has been seen, marks carry the congestion signal and losses short of
+/// half the window are random, as in [`super::QueueFull`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ShortQueue {
+    path: PathModel,
+    marks_ce: bool,
+    last_cause: Option<LossCause>,
+}
+
+impl ShortQueue {
+    /// What the classifier knows of the path.
+    pub fn path(&self) -> &PathModel {
+        &self.path
+    }
+
+    /// Why the latest loss event was judged as it was.
+    pub fn last_cause(&self) -> Option<LossCause> {
+        self.last_cause
+    }
+
+    fn judge(&self, event: &CongestionEvent, losses_in_window: u64) -> (LossCause, &'static str) {
+        if losses_in_window > (event.window_packets / 2).max(4) {
+            return (LossCause::Queue, "half the window lost");
+        }
+        if self.marks_ce {
+            return (LossCause::Random, "ECN path: congestion shows as CE marks");
+        }
+        let queue = self
+            .path
+            .queue_met_at(event.sent)
+            .unwrap_or_else(|| event.rtt.queueing());
+        if queue >= self.path.guard() {
+            return (LossCause::Queue, "queue above the guard");
+        }
+        let pipe_packets = self.path.pipe_bytes() as f64 / self.path.mss.max(1) as f64;
+        let bound = if event.in_slow_start {
+            RATE_EXCESS_SLOW_START
+        } else {
+            RATE_EXCESS
+        };
+        if pipe_packets > 0.0 && event.window_packets as f64 > bound * pipe_packets + 2.0 {
+            return (LossCause::Rate, "window beyond the delivery rate");
+        }
+        (LossCause::Random, "queue below the guard")
+    }
+}
+
+impl Classifier for ShortQueue {
+    fn on_ack(&mut self, ack: &Ack) {
+        self.path.on_ack(ack);
+    }
+
+    fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.path.on_ack_batch(batch);
+    }
+
+    fn on_ecn_mark(&mut self, _event: &CongestionEvent) {
+        self.marks_ce = true;
+    }
+
+    fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
+        let (cause, reason) = self.judge(event, losses_in_window);
+        self.last_cause = Some(cause);
+        let verdict = match cause {
+            LossCause::Random => Verdict::Random,
+            LossCause::Queue | LossCause::Rate => Verdict::Congestion,
+        };
+        Classification {
+            verdict,
+            threshold: Some(event.rtt.min + self.path.guard()),
+            reason,
+        }
+    }
+}
