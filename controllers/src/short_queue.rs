@@ -2,28 +2,32 @@
 //! itself, NewReno's manners when another flow keeps a queue standing, and a loss response by
 //! cause.
 //!
-//! Once per round trip, at the round's end, the algorithm reads the standing queue `q` (the
-//! round's smallest queueing delay, [`PathModel`]) against the target (a couple of packet times,
-//! [`PathModel::target`]) and picks its mode:
+//! Once per round trip, at the round's end, the algorithm reads the standing queue `q`
+//! ([`PathModel::standing_queue`]) against the target `t` (a couple of packet times,
+//! [`PathModel::target`]):
 //!
-//! * **Own queue** (the start, and whenever `q` falls below the target): grow (slow start, then
-//!   Reno's one MSS per round trip) while `q` is below the target; hold while it is between one
-//!   and two targets; above that, shed the excess: `cwnd *= (min RTT + target) / (min RTT + q)`,
-//!   the window that leaves the target queued if the queue is the flow's own (Vegas, Brakmo and
-//!   Peterson, JSAC 1995, section 3.2, with a queue in time rather than packets). Slow start ends
-//!   as soon as `q` reaches the target.
-//! * **Shared queue**: two sheds in a row that did not bring `q` down by a quarter say the queue
-//!   is not the flow's own: a loss-based flow is filling the buffer, and yielding further would
-//!   starve this one (Vegas against Reno). The flow then grows as NewReno does until `q` falls
-//!   below the target again (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section
-//!   2.3, with the switch read from the shed's effect instead of an emptied queue).
+//! * **Own queue** (the start, and once `q` has stayed below the target for a few rounds): after
+//!   slow start (which ends when the queue of the last few frames reaches twice the target),
+//!   the window follows FAST TCP's update (Wei, Jin, Low and Hegde, ToN 2006, equation 1, with
+//!   `gamma = 1/2`): `w <- w + (w * minRTT / (minRTT + q) + alpha - w) / 2`, at most doubling,
+//!   where `alpha = t x peak rate` is the target queue in bytes. It converges to the window that
+//!   keeps `t` queued, shrinks the queue the flow built, and regrows within a few rounds after a
+//!   loss response, where Reno's one MSS per round trip would take seconds on a long path.
+//! * **Shared queue**: a queue that stays above two targets for four rounds while the update
+//!   shrinks the window by a quarter or more is not the flow's own: a loss-based flow is filling
+//!   the buffer, and yielding further would starve this one (Vegas and FAST against Reno). The
+//!   flow then grows as NewReno does until the queue stays below the target for four rounds
+//!   (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with the switch
+//!   read from the shrink's effect instead of an emptied queue).
 //!
-//! Losses ([`ShortQueue`]): a loss that met a queue above the guard (two targets, at least 3 ms)
-//! is congestion and halves the window once per window, as NewReno; a loss with the window well
-//! beyond what the path delivers and no queue (a policer) is congestion and brings the window
-//! down to the delivery rate times the minimum RTT (Westwood+'s reduction, which keeps a policed
-//! flow at the policed rate); other losses are random and keep the window. An ECN-CE mark
-//! reduces by `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
+//! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
+//! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
+//! the queue its own, it brings the window down to the delivery rate times the minimum RTT
+//! (drains the queue, keeps the pipe full; never below half). A loss with the window well beyond
+//! what the path delivers and no queue (a policer) is congestion and brings the window to the
+//! delivery rate times the minimum RTT (Westwood+'s reduction, which holds a policed flow at the
+//! policed rate). Other losses are random and keep the window. An ECN-CE mark reduces by
+//! `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
 
 use std::time::Duration;
 
@@ -32,12 +36,14 @@ use crate::classify::{Discriminator, LossCause, PathModel, ShortQueue};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::window::Window;
 
-/// Rounds of shedding (a shed, then a round for it to take effect, twice) after which a queue
-/// that did not shrink is taken to be another flow's.
-const SHEDS_BEFORE_SHARED: u32 = 4;
-/// The fraction of the standing queue two sheds must remove for the queue to count as the flow's
-/// own.
-const SHED_EFFECT: f64 = 0.25;
+/// Rounds the queue must stay above two targets, with the window shrinking, before it counts
+/// as another flow's.
+const ROUNDS_BEFORE_SHARED: u32 = 4;
+/// The fraction of the standing queue those rounds must remove for the queue to count as the
+/// flow's own.
+const SHRINK_EFFECT: f64 = 0.25;
+/// The window's growth per round while it refills a pipe the path has carried.
+const REFILL_GROWTH: f64 = 1.25;
 /// Rounds in a row with a short queue after which a shared queue is the flow's own again.
 const SHARED_EXIT_ROUNDS: u32 = 4;
 
@@ -46,9 +52,9 @@ const SHARED_EXIT_ROUNDS: u32 = 4;
 pub enum QueueOwner {
     /// The flow's own: it keeps it near the target.
     Own {
-        /// Rounds of shedding in a row so far (a shed and the round after it count one each).
-        sheds: u32,
-        /// The standing queue before the first shed of the row.
+        /// Rounds in a row the standing queue has been above two targets.
+        long_rounds: u32,
+        /// The standing queue at the first of those rounds.
         queue_before: Duration,
     },
     /// Another flow keeps it standing: grow as NewReno until it stays below the target.
@@ -58,11 +64,11 @@ pub enum QueueOwner {
     },
 }
 
-/// What the last round's standing queue allows the window to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Gate {
-    Grow,
-    Hold,
+impl QueueOwner {
+    const OWN: QueueOwner = QueueOwner::Own {
+        long_rounds: 0,
+        queue_before: Duration::ZERO,
+    };
 }
 
 /// The state machine of [`crate::Discern`]'s default.
@@ -71,24 +77,19 @@ pub struct ShortQueueAlgorithm {
     window: Window,
     discriminator: Discriminator<ShortQueue>,
     owner: QueueOwner,
-    gate: Gate,
     rounds_seen: u64,
     beta: f64,
     ecn_beta: f64,
 }
 
 impl ShortQueueAlgorithm {
-    /// An algorithm that starts from `window`, halves (`beta`) on a queue's congestion and
-    /// multiplies by `ecn_beta` on a CE mark.
+    /// An algorithm that starts from `window`, halves (`beta`) on a shared queue's congestion
+    /// and multiplies by `ecn_beta` on a CE mark.
     pub fn new(window: Window, beta: f64, ecn_beta: f64) -> Self {
         Self {
             window,
             discriminator: Discriminator::new(ShortQueue::default()),
-            owner: QueueOwner::Own {
-                sheds: 0,
-                queue_before: Duration::ZERO,
-            },
-            gate: Gate::Grow,
+            owner: QueueOwner::OWN,
             rounds_seen: 0,
             beta,
             ecn_beta,
@@ -105,88 +106,84 @@ impl ShortQueueAlgorithm {
         self.owner
     }
 
-    /// The bytes the path delivers per minimum RTT: the largest window it has proven to carry
-    /// without a queue.
-    fn pipe(&self) -> u64 {
-        (self.path().bottleneck_rate() * self.path().min_rtt().as_secs_f64()) as u64
-    }
-
     fn path(&self) -> &PathModel {
         self.discriminator.classifier().path()
     }
 
-    /// The end of a round: pick the mode and what the window may do next round.
-    fn on_round_end(&mut self, batch: &AckBatch) {
-        let Some(queue) = self.path().recent_queue() else {
+    /// The bytes the path delivers per minimum RTT: the window that fills the pipe and leaves
+    /// no queue.
+    fn pipe(&self) -> u64 {
+        (self.path().bottleneck_rate() * self.path().min_rtt().as_secs_f64()) as u64
+    }
+
+    /// The end of a round: whose queue it is, and, when it is the flow's own and slow start is
+    /// over, FAST's window update.
+    fn on_round_end(&mut self) {
+        let Some(queue) = self.path().standing_queue() else {
             return;
         };
         let target = self.path().target();
-        if queue < target {
-            self.owner = match self.owner {
-                // A buffer-filler's queue drains after each of its reductions: the queue is the
-                // flow's own again only once it stays short for a few rounds.
-                QueueOwner::Shared { short_rounds } if short_rounds + 1 < SHARED_EXIT_ROUNDS => {
+        self.owner = self.next_owner(queue, target);
+        let own = matches!(self.owner, QueueOwner::Own { .. });
+        if own && self.window.state() != State::SlowStart {
+            self.fast_update(queue, target);
+        }
+    }
+
+    fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
+        match self.owner {
+            QueueOwner::Shared { short_rounds } if queue < target => {
+                if short_rounds + 1 >= SHARED_EXIT_ROUNDS {
+                    QueueOwner::OWN
+                } else {
                     QueueOwner::Shared {
                         short_rounds: short_rounds + 1,
                     }
                 }
-                _ => QueueOwner::Own {
-                    sheds: 0,
-                    queue_before: queue,
-                },
-            };
-            self.gate = Gate::Grow;
+            }
+            QueueOwner::Shared { .. } => QueueOwner::Shared { short_rounds: 0 },
+            QueueOwner::Own { .. } if queue < 2 * target => QueueOwner::OWN,
+            QueueOwner::Own {
+                long_rounds,
+                queue_before,
+            } => {
+                let before = if long_rounds == 0 {
+                    queue
+                } else {
+                    queue_before
+                };
+                let shrunk = queue.as_secs_f64() <= (1.0 - SHRINK_EFFECT) * before.as_secs_f64();
+                if long_rounds + 1 >= ROUNDS_BEFORE_SHARED && !shrunk {
+                    QueueOwner::Shared { short_rounds: 0 }
+                } else {
+                    QueueOwner::Own {
+                        long_rounds: long_rounds + 1,
+                        queue_before: before,
+                    }
+                }
+            }
+        }
+    }
+
+    /// FAST TCP's update with `gamma = 1/2`: halfway to the window that would leave `target`
+    /// queued, at most doubling.
+    fn fast_update(&mut self, queue: Duration, target: Duration) {
+        let cwnd = self.window.cwnd() as f64;
+        let min_rtt = self.path().min_rtt().as_secs_f64();
+        if min_rtt <= 0.0 {
             return;
         }
-        let QueueOwner::Own {
-            sheds,
-            queue_before,
-        } = self.owner
-        else {
-            self.owner = QueueOwner::Shared { short_rounds: 0 };
-            self.gate = Gate::Grow;
-            return;
-        };
-        if self.window.state() == State::SlowStart {
-            self.window.end_slow_start();
+        let alpha = target.as_secs_f64() * self.path().peak_rate();
+        let aim = cwnd * min_rtt / (min_rtt + queue.as_secs_f64()) + alpha;
+        let mut next = (cwnd + (aim - cwnd) / 2.0).min(2.0 * cwnd);
+        let peak_pipe = self.path().peak_rate() * min_rtt;
+        if queue < target && cwnd < peak_pipe {
+            // Below a window the path has carried without a queue: FAST would add only alpha a
+            // round, which takes seconds to refill a long pipe after a loss response. Go back
+            // by a quarter a round, never past it.
+            next = next.max((cwnd * REFILL_GROWTH).min(peak_pipe));
         }
-        if queue < 2 * target {
-            self.owner = QueueOwner::Own {
-                sheds: 0,
-                queue_before: queue,
-            };
-            self.gate = Gate::Hold;
-            return;
-        }
-        let before = if sheds == 0 { queue } else { queue_before };
-        if sheds % 2 == 1 {
-            // The packets of the round that shed were sent before it: its effect shows a round
-            // later.
-            self.owner = QueueOwner::Own {
-                sheds: sheds + 1,
-                queue_before: before,
-            };
-            self.gate = Gate::Hold;
-            return;
-        }
-        if sheds >= SHEDS_BEFORE_SHARED
-            && queue.as_secs_f64() > (1.0 - SHED_EFFECT) * before.as_secs_f64()
-        {
-            self.owner = QueueOwner::Shared { short_rounds: 0 };
-            self.gate = Gate::Grow;
-            return;
-        }
-        let min_rtt = self.path().min_rtt();
-        let keep = (min_rtt + target).as_secs_f64() / (min_rtt + queue).as_secs_f64();
-        let shed = (self.window.cwnd() as f64 * keep) as u64;
-        if shed < self.window.cwnd() {
-            self.window.reduce_to(batch.now, shed);
-        }
-        self.owner = QueueOwner::Own {
-            sheds: sheds + 1,
-            queue_before: before,
-        };
-        self.gate = Gate::Hold;
+        self.window.resize(next as u64);
     }
 
     fn reduce(&mut self, event: &CongestionEvent) {
@@ -199,10 +196,18 @@ impl ShortQueueAlgorithm {
         match (self.classifier().last_cause(), self.owner) {
             // A policer: back to the rate it passes.
             (Some(LossCause::Rate), _) => self.window.reduce_to(event.now, pipe.min(cwnd)),
-            // The flow's own queue overflowed (or met an AQM): drain it, keep the pipe full.
+            // The flow's own queue overflowed (or met an AQM): take out the queue the lost
+            // packet met, which keeps the pipe full (never below NewReno's cut).
             (_, QueueOwner::Own { .. }) => {
+                let min_rtt = self.path().min_rtt().as_secs_f64();
+                let queue = self.classifier().last_queue_met().as_secs_f64();
+                let drained = if min_rtt > 0.0 {
+                    (cwnd as f64 * min_rtt / (min_rtt + queue)) as u64
+                } else {
+                    cwnd
+                };
                 let floor = (cwnd as f64 * self.beta) as u64;
-                self.window.reduce_to(event.now, pipe.clamp(floor, cwnd));
+                self.window.reduce_to(event.now, drained.clamp(floor, cwnd));
             }
             // A queue another flow keeps: NewReno's manners.
             (_, QueueOwner::Shared { .. }) => self.window.reduce(event.now, self.beta),
@@ -213,17 +218,14 @@ impl ShortQueueAlgorithm {
 impl Algorithm for ShortQueueAlgorithm {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
-        if !self.window.admits_growth(ack) || self.gate != Gate::Grow {
+        if !self.window.admits_growth(ack) {
             return;
         }
-        // Below the window the path has delivered, with no queue in the way: back to it as fast
-        // as slow start, the flow's queue being its own (ABBA's fast recovery while the RTT
-        // shows no queue, draft-kazuho-ccwg-abba). Above it, or sharing a queue, Reno.
-        let own = matches!(self.owner, QueueOwner::Own { .. });
-        if own && self.window.cwnd() < self.pipe() {
-            self.window.add(ack.bytes);
-        } else {
-            self.window.grow_reno(ack.bytes);
+        // With the queue its own, the flow grows per ACK only in slow start; FAST's update moves
+        // the window once a round after that.
+        match self.owner {
+            QueueOwner::Own { .. } if self.window.state() != State::SlowStart => {}
+            _ => self.window.grow_reno(ack.bytes),
         }
     }
 
@@ -232,18 +234,15 @@ impl Algorithm for ShortQueueAlgorithm {
         let rounds = self.path().rounds();
         if rounds != self.rounds_seen {
             self.rounds_seen = rounds;
-            self.on_round_end(batch);
+            self.on_round_end();
         } else if self.window.state() == State::SlowStart
             && matches!(self.owner, QueueOwner::Own { .. })
             && self
                 .path()
                 .recent_queue()
-                .is_some_and(|q| q >= 2 * self.path().target())
+                .is_some_and(|q| q >= self.path().slow_start_exit())
         {
-            // A queue building in slow start shows within the round; a round later the window
-            // would have doubled into it.
             self.window.end_slow_start();
-            self.gate = Gate::Hold;
         }
     }
 

@@ -108,6 +108,14 @@ impl Window {
         self.cwnd = self.cwnd.saturating_add(bytes);
     }
 
+    /// Sets the window to `bytes` (at least the floor) outside any loss episode, as a delay-based
+    /// controller moves it: `ssthresh = cwnd`, congestion avoidance, no recovery period.
+    pub fn resize(&mut self, bytes: u64) {
+        self.cwnd = bytes.max(self.min_window());
+        self.ssthresh = self.cwnd;
+        self.avoidance_credit = 0;
+    }
+
     /// Ends slow start where the window stands: `ssthresh = cwnd`, congestion avoidance from here.
     pub fn end_slow_start(&mut self) {
         self.ssthresh = self.cwnd;

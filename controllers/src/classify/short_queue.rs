@@ -14,8 +14,6 @@ const RATE_ROUNDS: usize = 10;
 /// shares the link delivers less than the link's rate, and a target in packet times of its own
 /// share would grow as the share shrinks.
 const PEAK_ROUNDS: usize = 100;
-/// Frames a round needs before its minimum counts as the standing queue.
-const MIN_ROUND_FRAMES: u32 = 4;
 /// The smallest queue the flow aims for, and the smallest guard: below a millisecond the RTT
 /// says little (clock noise, and pacing bursts of a few packets).
 const MIN_TARGET: Duration = Duration::from_millis(1);
@@ -45,10 +43,11 @@ pub enum LossCause {
 /// bottleneck's delivery rate, and the queue each recent ACK frame's newest packet met.
 ///
 /// A round begins when an ACK arrives and ends when a packet sent after that is acknowledged.
-/// The *standing queue* is the smallest queueing delay (corrected RTT sample less the minimum
-/// RTT) of a round's ACK frames: per-packet jitter, a delayed ACK or an ACK-compressed burst
-/// only ever raises a sample, so the minimum passes over them (Copa's `RTTstanding`, Arun and
-/// Balakrishnan, NSDI 2018, section 2.1). The bottleneck rate is the largest per-round delivery
+/// The *standing queue* is, averaged over a round, the smallest queueing delay (corrected RTT
+/// sample less the minimum RTT) of the last six ACK frames: per-packet jitter, a delayed ACK or
+/// an ACK-compressed burst only ever raises a sample, so a short minimum passes over them (Copa's
+/// `RTTstanding`, Arun and Balakrishnan, NSDI 2018, section 2.1), and the average over the round
+/// passes over the troughs a paced flow's queue shows between its bursts. The bottleneck rate is the largest per-round delivery
 /// rate over the last ten rounds (BBR's `BtlBw` filter, draft-cardwell-iccrg-bbr-congestion-control
 /// section 4.5.2).
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +55,8 @@ pub struct PathModel {
     /// `(sent, queueing)` of the newest packet of each recent ACK frame, in ACK order.
     frames: VecDeque<(Instant, Duration)>,
     round_start: Option<Instant>,
-    round_min: Option<Duration>,
+    /// Sum (seconds) and count of the short-window minima of the current round.
+    round_queue_sum: f64,
     round_frames: u32,
     round_acked: u64,
     rounds: u64,
@@ -75,7 +75,7 @@ impl Default for PathModel {
         Self {
             frames: VecDeque::with_capacity(RECENT_FRAMES),
             round_start: None,
-            round_min: None,
+            round_queue_sum: 0.0,
             round_frames: 0,
             round_acked: 0,
             rounds: 0,
@@ -95,18 +95,6 @@ impl PathModel {
         self.rounds
     }
 
-    /// The standing queue of the last complete round (or of this one, once it has enough frames
-    /// and stands higher: a queue building in slow start shows before the round ends).
-    pub fn standing_queue(&self) -> Option<Duration> {
-        let current = self
-            .round_min
-            .filter(|_| self.round_frames >= MIN_ROUND_FRAMES);
-        match (self.standing, current) {
-            (Some(last), Some(now)) => Some(last.max(now)),
-            (last, now) => last.or(now),
-        }
-    }
-
     /// The smallest queue of the last few ACK frames: in slow start the queue builds within a
     /// round, and a round later the window would have doubled into it.
     pub fn recent_queue(&self) -> Option<Duration> {
@@ -121,14 +109,28 @@ impl PathModel {
             .min()
     }
 
-    /// The standing queue of the last complete round alone.
-    pub fn last_round_queue(&self) -> Option<Duration> {
+    /// The standing queue of the last complete round.
+    pub fn standing_queue(&self) -> Option<Duration> {
         self.standing
     }
 
     /// The bottleneck's delivery rate in bytes per second (0 before the first round ends).
     pub fn bottleneck_rate(&self) -> f64 {
         self.bottleneck_rate
+    }
+
+    /// The largest delivery rate of the last hundred rounds, bytes per second.
+    pub fn peak_rate(&self) -> f64 {
+        self.peak_rate
+    }
+
+    /// The queue at which slow start ends: twice the target, but no more than HyStart's delay
+    /// threshold (RFC 9406 section 4.3: `clamp(min RTT / 8, 4 ms, 16 ms)`, halved here, for a
+    /// queue rather than an RTT rise), since early in slow start the peak rate, and so the packet
+    /// time behind the target, is only the rate of the first rounds.
+    pub fn slow_start_exit(&self) -> Duration {
+        let hystart = (self.min_rtt / 16).clamp(MIN_GUARD / 2, Duration::from_millis(8));
+        (2 * self.target()).min(hystart.max(MIN_TARGET))
     }
 
     /// The minimum RTT.
@@ -180,7 +182,8 @@ impl PathModel {
                     self.peak_rate = max(self.rates.iter());
                 }
                 if self.round_frames > 0 {
-                    self.standing = self.round_min;
+                    let mean = self.round_queue_sum / f64::from(self.round_frames);
+                    self.standing = Some(Duration::from_secs_f64(mean));
                 }
                 self.rounds += 1;
                 self.begin_round(ack.now);
@@ -192,7 +195,7 @@ impl PathModel {
 
     fn begin_round(&mut self, now: Instant) {
         self.round_start = Some(now);
-        self.round_min = None;
+        self.round_queue_sum = 0.0;
         self.round_frames = 0;
         self.round_acked = 0;
     }
@@ -200,13 +203,15 @@ impl PathModel {
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.min_rtt = batch.rtt.min;
         let queueing = batch.rtt.queueing();
-        self.round_min = Some(self.round_min.map_or(queueing, |m| m.min(queueing)));
-        self.round_frames += 1;
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
         }
         let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
         self.frames.push_back((sent, queueing));
+        if let Some(recent) = self.recent_queue() {
+            self.round_queue_sum += recent.as_secs_f64();
+            self.round_frames += 1;
+        }
     }
 
     /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
@@ -236,6 +241,7 @@ pub struct ShortQueue {
     path: PathModel,
     marks_ce: bool,
     last_cause: Option<LossCause>,
+    last_queue_met: Duration,
 }
 
 impl ShortQueue {
@@ -244,22 +250,28 @@ impl ShortQueue {
         &self.path
     }
 
+    /// The queue the latest lost packet met.
+    pub fn last_queue_met(&self) -> Duration {
+        self.last_queue_met
+    }
+
     /// Why the latest loss event was judged as it was.
     pub fn last_cause(&self) -> Option<LossCause> {
         self.last_cause
     }
 
-    fn judge(&self, event: &CongestionEvent, losses_in_window: u64) -> (LossCause, &'static str) {
+    fn judge(
+        &self,
+        event: &CongestionEvent,
+        losses_in_window: u64,
+        queue: Duration,
+    ) -> (LossCause, &'static str) {
         if losses_in_window > (event.window_packets / 2).max(4) {
             return (LossCause::Queue, "half the window lost");
         }
         if self.marks_ce {
             return (LossCause::Random, "ECN path: congestion shows as CE marks");
         }
-        let queue = self
-            .path
-            .queue_met_at(event.sent)
-            .unwrap_or_else(|| event.rtt.queueing());
         if queue >= self.path.guard() {
             return (LossCause::Queue, "queue above the guard");
         }
@@ -290,8 +302,13 @@ impl Classifier for ShortQueue {
     }
 
     fn classify(&mut self, event: &CongestionEvent, losses_in_window: u64) -> Classification {
-        let (cause, reason) = self.judge(event, losses_in_window);
+        let queue = self
+            .path
+            .queue_met_at(event.sent)
+            .unwrap_or_else(|| event.rtt.queueing());
+        let (cause, reason) = self.judge(event, losses_in_window, queue);
         self.last_cause = Some(cause);
+        self.last_queue_met = queue;
         let verdict = match cause {
             LossCause::Random => Verdict::Random,
             LossCause::Queue | LossCause::Rate => Verdict::Congestion,
