@@ -21,11 +21,11 @@ const MIN_GUARD: Duration = Duration::from_millis(3);
 /// Packets the flow keeps queued at the bottleneck when alone, as Vegas's alpha: enough that the
 /// link never idles between bursts, and the queue stays a few packet times long.
 const TARGET_PACKETS: f64 = 2.0;
-/// A window this much above what the path delivers in a round trip (congestion avoidance; slow
-/// start doubles in a round, so its bound is higher) with no queue to hold the rest: the excess
-/// is being dropped by something that does not queue (a policer).
+/// A window this much above what the path delivers in a round trip, with no queue to hold the
+/// rest: the excess is being dropped by something that does not queue (a policer). Not read in
+/// slow start, where the delivery rate lags the window by a round and the first rounds' rates
+/// are the initial window's; a policer that stops slow start shows as half the window lost.
 const RATE_EXCESS: f64 = 1.15;
-const RATE_EXCESS_SLOW_START: f64 = 2.5;
 
 /// What made a loss congestion, for the response: a queue is answered as NewReno answers it
 /// (multiplicative decrease), a rate limit by falling back to the rate the path delivers.
@@ -276,12 +276,8 @@ impl ShortQueue {
             return (LossCause::Queue, "queue above the guard");
         }
         let pipe_packets = self.path.pipe_bytes() as f64 / self.path.mss.max(1) as f64;
-        let bound = if event.in_slow_start {
-            RATE_EXCESS_SLOW_START
-        } else {
-            RATE_EXCESS
-        };
-        if pipe_packets > 0.0 && event.window_packets as f64 > bound * pipe_packets + 2.0 {
+        let beyond = event.window_packets as f64 > RATE_EXCESS * pipe_packets + 2.0;
+        if !event.in_slow_start && pipe_packets > 0.0 && beyond {
             return (LossCause::Rate, "window beyond the delivery rate");
         }
         (LossCause::Random, "queue below the guard")
