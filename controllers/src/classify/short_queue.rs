@@ -21,6 +21,11 @@ const MIN_GUARD: Duration = Duration::from_millis(3);
 /// Packets the flow keeps queued at the bottleneck when alone, as Vegas's alpha: enough that the
 /// link never idles between bursts, and the queue stays a few packet times long.
 const TARGET_PACKETS: f64 = 2.0;
+/// Ack-eliciting packets a quinn receiver acknowledges per frame (RFC 9000 section 13.2.2's
+/// "every second packet"), the receiver the target and the guard were measured with.
+const QUINN_ACKED_PER_FRAME: f64 = 2.0;
+/// Weight of a frame in the average of packets acknowledged per frame.
+const ACKED_PER_FRAME_GAIN: f64 = 1.0 / 16.0;
 /// A window this much above what the path delivers in a round trip, with no queue to hold the
 /// rest: the excess is being dropped by something that does not queue (a policer). Not read in
 /// slow start, where the delivery rate lags the window by a round and the first rounds' rates
@@ -52,8 +57,9 @@ pub enum LossCause {
 /// section 4.5.2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathModel {
-    /// `(sent, queueing)` of the newest packet of each recent ACK frame, in ACK order.
-    frames: VecDeque<(Instant, Duration)>,
+    /// `(sent, raw RTT sample, queueing)` of the newest packet of each recent ACK frame, in ACK
+    /// order; the queueing delay without the ACK delay once it has been recovered.
+    frames: VecDeque<(Instant, Duration, Duration)>,
     round_start: Option<Instant>,
     /// Sum (seconds) and count of the short-window minima of the current round.
     round_queue_sum: f64,
@@ -68,6 +74,8 @@ pub struct PathModel {
     peak_rate: f64,
     min_rtt: Duration,
     mss: u64,
+    /// Average ack-eliciting packets acknowledged per ACK frame.
+    acked_per_frame: f64,
 }
 
 impl Default for PathModel {
@@ -85,6 +93,7 @@ impl Default for PathModel {
             peak_rate: 0.0,
             min_rtt: Duration::ZERO,
             mss: 1200,
+            acked_per_frame: QUINN_ACKED_PER_FRAME,
         }
     }
 }
@@ -105,7 +114,7 @@ impl PathModel {
             .iter()
             .rev()
             .take(2 * NEIGHBOURS)
-            .map(|&(_, q)| q)
+            .map(|&(_, _, q)| q)
             .min()
     }
 
@@ -139,21 +148,41 @@ impl PathModel {
     }
 
     /// The queue the flow aims for when it has the bottleneck to itself: `TARGET_PACKETS`
-    /// packet times at the highest rate it has seen, at least a millisecond and at most a tenth
-    /// of the minimum RTT (beyond which the queue would cost a short-RTT flow its manners).
+    /// packet times at the highest rate it has seen (at least a millisecond, at most a tenth of
+    /// the minimum RTT, beyond which the queue would cost a short-RTT flow its manners), plus the
+    /// burst of a receiver that acknowledges more than two packets at a time ([`Self::burst`]).
     pub fn target(&self) -> Duration {
+        self.base_target() + self.burst()
+    }
+
+    fn base_target(&self) -> Duration {
         if self.peak_rate <= 0.0 {
             return MIN_TARGET;
         }
-        let packets = Duration::from_secs_f64(TARGET_PACKETS * self.mss as f64 / self.peak_rate);
+        let packets = Duration::from_secs_f64(TARGET_PACKETS * self.packet_time());
         packets.min(self.min_rtt / 10).max(MIN_TARGET)
     }
 
-    /// The queue above which a loss is congestion: three targets (the flow sheds its own queue
-    /// above two), at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their targets,
-    /// and a drop-tail queue only when full.
+    /// Seconds one packet takes at the highest rate seen.
+    fn packet_time(&self) -> f64 {
+        self.mss as f64 / self.peak_rate.max(1.0)
+    }
+
+    /// The queue a sender's burst builds when a receiver acknowledges `n > 2` packets per frame
+    /// (s2n-quic and Chromium acknowledge every tenth): each ACK releases `n` packets at once,
+    /// and the newest of them, the one the next frame samples, waits behind the others. Every
+    /// sample carries it, so it is noise to the target and the guard, not a queue to shed. At
+    /// most a quarter of the minimum RTT.
+    pub fn burst(&self) -> Duration {
+        let extra = (self.acked_per_frame - QUINN_ACKED_PER_FRAME).max(0.0);
+        Duration::from_secs_f64(extra * self.packet_time()).min(self.min_rtt / 4)
+    }
+
+    /// The queue above which a loss is congestion: three base targets (the flow keeps one and
+    /// sheds above two) and the receiver's burst, at least 3 ms. CoDel (5 ms) and PIE (15 ms)
+    /// drop only above their targets, and a drop-tail queue only when full.
     pub fn guard(&self) -> Duration {
-        (3 * self.target()).max(MIN_GUARD)
+        (3 * self.base_target() + self.burst()).max(MIN_GUARD)
     }
 
     /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
@@ -202,12 +231,21 @@ impl PathModel {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.min_rtt = batch.rtt.min;
+        self.acked_per_frame +=
+            (batch.acked_packets as f64 - self.acked_per_frame) * ACKED_PER_FRAME_GAIN;
+        // The frame before this one has had its ACK delay recovered: a receiver's timer (a lone
+        // packet, or a receiver that acknowledges every tenth packet) no longer counts as queue.
+        if let (Some(resolved), Some(last)) = (batch.resolved, self.frames.back_mut()) {
+            if last.1 == resolved.latest {
+                last.2 = resolved.queueing();
+            }
+        }
         let queueing = batch.rtt.queueing();
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
         }
         let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
-        self.frames.push_back((sent, queueing));
+        self.frames.push_back((sent, batch.rtt.latest, queueing));
         if let Some(recent) = self.recent_queue() {
             self.round_queue_sum += recent.as_secs_f64();
             self.round_frames += 1;
@@ -219,10 +257,10 @@ impl PathModel {
     /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
     /// delay, and a full or AQM-controlled queue stands high for all of them.
     pub fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
-        let split = self.frames.partition_point(|&(at, _)| at <= sent);
+        let split = self.frames.partition_point(|&(at, _, _)| at <= sent);
         let before = self.frames.range(..split).rev().take(NEIGHBOURS);
         let after = self.frames.range(split..).take(NEIGHBOURS);
-        before.chain(after).map(|&(_, q)| q).min()
+        before.chain(after).map(|&(_, _, q)| q).min()
     }
 }
 
