@@ -76,6 +76,8 @@ pub struct PathModel {
     mss: u64,
     /// Average ack-eliciting packets acknowledged per ACK frame.
     acked_per_frame: f64,
+    /// Average absolute difference between successive frames' queueing delays, seconds.
+    successive_difference: f64,
 }
 
 impl Default for PathModel {
@@ -94,6 +96,7 @@ impl Default for PathModel {
             min_rtt: Duration::ZERO,
             mss: 1200,
             acked_per_frame: QUINN_ACKED_PER_FRAME,
+            successive_difference: 0.0,
         }
     }
 }
@@ -152,7 +155,15 @@ impl PathModel {
     /// the minimum RTT, beyond which the queue would cost a short-RTT flow its manners), plus the
     /// burst of a receiver that acknowledges more than two packets at a time ([`Self::burst`]).
     pub fn target(&self) -> Duration {
-        self.base_target() + self.burst()
+        self.base_target() + self.burst() + self.jitter()
+    }
+
+    /// Twice the mean absolute difference between successive frames' queues: a queue moves by a
+    /// packet time or so from one frame to the next, per-packet delay variation (radio link
+    /// retries, `jitter` in a scenario) by milliseconds, whatever the window. Noise to the target
+    /// and the guard. At most a quarter of the minimum RTT.
+    pub fn jitter(&self) -> Duration {
+        Duration::from_secs_f64(2.0 * self.successive_difference).min(self.min_rtt / 4)
     }
 
     fn base_target(&self) -> Duration {
@@ -182,7 +193,7 @@ impl PathModel {
     /// sheds above two) and the receiver's burst, at least 3 ms. CoDel (5 ms) and PIE (15 ms)
     /// drop only above their targets, and a drop-tail queue only when full.
     pub fn guard(&self) -> Duration {
-        (3 * self.base_target() + self.burst()).max(MIN_GUARD)
+        (3 * self.base_target() + self.burst() + self.jitter()).max(MIN_GUARD)
     }
 
     /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
@@ -241,6 +252,11 @@ impl PathModel {
             }
         }
         let queueing = batch.rtt.queueing();
+        if let Some(&(_, _, previous)) = self.frames.back() {
+            let step = queueing.abs_diff(previous).as_secs_f64();
+            self.successive_difference +=
+                (step - self.successive_difference) * ACKED_PER_FRAME_GAIN;
+        }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
         }
