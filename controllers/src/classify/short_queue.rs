@@ -155,7 +155,7 @@ impl PathModel {
     /// the minimum RTT, beyond which the queue would cost a short-RTT flow its manners), plus the
     /// burst of a receiver that acknowledges more than two packets at a time ([`Self::burst`]).
     pub fn target(&self) -> Duration {
-        self.base_target() + self.burst() + self.jitter()
+        self.base_target() + self.burst()
     }
 
     /// Twice the mean absolute difference between successive frames' queues: a queue moves by a
@@ -190,10 +190,11 @@ impl PathModel {
     }
 
     /// The queue above which a loss is congestion: three base targets (the flow keeps one and
-    /// sheds above two) and the receiver's burst, at least 3 ms. CoDel (5 ms) and PIE (15 ms)
+    /// sheds above two), the jitter, and twice the receiver's burst (the target holds about half
+    /// of it in the standing queue, a lost packet's neighbours may meet all of it), at least 3 ms. CoDel (5 ms) and PIE (15 ms)
     /// drop only above their targets, and a drop-tail queue only when full.
     pub fn guard(&self) -> Duration {
-        (3 * self.base_target() + self.burst() + self.jitter()).max(MIN_GUARD)
+        (3 * self.base_target() + 2 * self.burst() + self.jitter()).max(MIN_GUARD)
     }
 
     /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
