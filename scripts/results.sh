@@ -114,7 +114,7 @@ if [[ -z ${TABLES_ONLY:-} ]]; then
     # Recorded LTE traces (drop-tail, and CoDel), every controller, several seeds. The traces
     # live beside the repository (../shared/traces); without them these sweeps are skipped and
     # the committed table stays.
-    LINKS=newreno,modified-sack,wnewreno,composite,sack-few,veno,westwood,discern,discern:aqm=on,slow_start=delay,quinn-newreno,quinn-cubic,quinn-bbr
+    LINKS=newreno,modified-sack,wnewreno,composite,sack-few,veno,westwood,discern,discern:queue=full,quinn-newreno,quinn-cubic,quinn-bbr
     LINK_SEEDS=${LINK_SEEDS:-1,2,3,4,5,6,7,8,9,10}
     if [[ -f ../shared/traces/TMobile-LTE-short.down && -f ../shared/traces/ATT-LTE-driving-2016.down ]]; then
         for s in lte-tmobile lte-att lte-tmobile-codel; do

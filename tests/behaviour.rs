@@ -314,20 +314,26 @@ path = ["bottleneck"]
 }
 
 #[test]
-fn behind_codel_discern_with_aqm_on_and_a_delay_exit_makes_codel_drop_far_less() {
-    // By default discern reads CoDel's early drops as random (the queue is not full) and CoDel
-    // escalates; with `aqm=on` losses that rise with the queue are congestion, and
-    // `slow_start=delay` keeps slow start from overshooting into the AQM.
+fn behind_codel_discern_keeps_its_queue_below_codel_s_target_and_codel_drops_far_less() {
+    // The earlier design (`queue=full`) read CoDel's drops as random (the queue is not full)
+    // and CoDel escalated; the default keeps its own queue a few packets long, below CoDel's
+    // 5 ms target, so CoDel hardly drops at all.
     for seed in 1..=2 {
-        let codel_drops = |controller: &str| {
+        let codel = |controller: &str| {
             let summary = run(behind_codel(seed), controller);
-            summary.drops.expect("the simulator counts drops").queue
+            let drops = summary.drops.expect("the simulator counts drops").queue;
+            let p95 = summary.links[0].queue_delay.expect("a queue delay").p95_s;
+            (drops, p95)
         };
-        let default = codel_drops("discern");
-        let aqm = codel_drops("discern:aqm=on,slow_start=delay");
+        let (default, default_p95) = codel("discern");
+        let (full, _) = codel("discern:queue=full");
         assert!(
-            2 * aqm < default,
-            "seed {seed}: {aqm} CoDel drops with aqm=on vs {default} by default"
+            4 * default < full.max(1),
+            "seed {seed}: {default} CoDel drops by default vs {full} with queue=full"
+        );
+        assert!(
+            default_p95 < 0.005,
+            "seed {seed}: p95 queue {default_p95} s"
         );
     }
 }

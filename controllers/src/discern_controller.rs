@@ -232,6 +232,26 @@ impl DiscernConfig {
         self
     }
 
+    /// Which queue it aims for.
+    pub fn queue_aim(&self) -> QueueAim {
+        self.queue
+    }
+
+    /// The first of the earlier design's knobs (`growth`, `tolerance`, `memory`, `slow_start`,
+    /// `aqm`) set away from its default: with [`QueueAim::Short`] it would do nothing.
+    pub fn full_queue_knob_changed(&self) -> Option<&'static str> {
+        let default = Self::default();
+        [
+            ("growth", self.growth != default.growth),
+            ("tolerance", self.tolerance != default.tolerance),
+            ("memory", self.memory != default.memory),
+            ("slow_start", self.slow_start != default.slow_start),
+            ("aqm", self.aqm != default.aqm),
+        ]
+        .into_iter()
+        .find_map(|(name, changed)| changed.then_some(name))
+    }
+
     /// The pure state machine, for a path whose MSS is `mss` bytes.
     pub fn algorithm(&self, mss: u64) -> DiscernAlgorithm {
         match self.queue {

@@ -473,6 +473,16 @@ fn discern(call: &Call) -> Result<DiscernConfig, ParseError> {
     })? {
         config.queue(aim);
     }
+    // The earlier design's knobs would do nothing to the default: say so rather than ignore them.
+    if config.queue_aim() == QueueAim::Short {
+        if let Some(name) = config.full_queue_knob_changed() {
+            return Err(call.bad_value(
+                name,
+                "to be given with queue=full: it shapes the earlier design only, e.g. \
+                 discern:queue=full,aqm=on",
+            ));
+        }
+    }
     Ok(config)
 }
 

@@ -142,7 +142,7 @@ impl ShortQueueAlgorithm {
                 }
             }
             QueueOwner::Shared { .. } => QueueOwner::Shared { short_rounds: 0 },
-            QueueOwner::Own { .. } if queue < 2 * target => QueueOwner::OWN,
+            QueueOwner::Own { .. } if queue < target.saturating_mul(2) => QueueOwner::OWN,
             QueueOwner::Own {
                 long_rounds,
                 queue_before,

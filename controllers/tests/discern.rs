@@ -1,5 +1,6 @@
-//! `discern` and its classifier on synthetic ACK and loss sequences: which losses it reads as a
-//! full queue, and what each verdict does to the window.
+//! `discern`'s earlier design (`queue = full`) and its classifier on synthetic ACK and loss
+//! sequences: which losses it reads as a full queue, and what each verdict does to the window.
+//! The default, the short-queue design, is in `discern_short_queue.rs`.
 
 mod common;
 
@@ -12,7 +13,7 @@ use quinn_discern::{Algorithm, DiscernConfig, DiscernGrowth, WindowAlgorithm};
 
 /// Past slow start, a window of tens of packets, no queue so far.
 fn settled(config: &DiscernConfig) -> Path<WindowAlgorithm<QueueFull>> {
-    let mut path = Path::new(config.algorithm(MSS));
+    let mut path = Path::new(config.full_queue_algorithm(MSS));
     path.rounds(3);
     path.persistent_congestion();
     path.rounds(12);
@@ -208,7 +209,7 @@ fn bad_parameters_are_errors_naming_the_parameter() {
 fn with_a_delay_exit_a_rising_rtt_ends_slow_start_without_a_loss() {
     use quinn_discern::SlowStartExit;
     let slow_start_after_queueing = |config: &DiscernConfig| {
-        let mut path = Path::new(config.algorithm(MSS));
+        let mut path = Path::new(config.full_queue_algorithm(MSS));
         path.rounds(3);
         queue_for(&mut path, RTT / 2, 2);
         path.window().cwnd() < path.window().ssthresh()

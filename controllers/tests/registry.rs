@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use quinn_discern::registry::{self, ParseError};
+use quinn_discern::DiscernAlgorithm;
 use quinn_proto::TransportConfig;
 
 #[test]
@@ -83,16 +84,17 @@ fn parameters_reach_the_algorithm() {
             .downcast::<quinn_discern::Discern>()
             .expect("a Discern")
     };
-    let loss_test_on = |id: &str| {
-        discern(id)
-            .algorithm()
-            .classifier()
-            .loss_by_queue()
-            .is_some()
+    let loss_test_on = |id: &str| match discern(id).algorithm() {
+        DiscernAlgorithm::FullQueue(a) => a.classifier().loss_by_queue().is_some(),
+        DiscernAlgorithm::ShortQueue(_) => panic!("{id}: the short-queue default"),
     };
-    assert!(!loss_test_on("discern"));
-    assert!(loss_test_on("discern:aqm=on"));
-    assert!(!loss_test_on("discern:aqm=off,slow_start=delay"));
+    assert!(matches!(
+        discern("discern").algorithm(),
+        DiscernAlgorithm::ShortQueue(_)
+    ));
+    assert!(!loss_test_on("discern:queue=full"));
+    assert!(loss_test_on("discern:queue=full,aqm=on"));
+    assert!(!loss_test_on("discern:queue=full,aqm=off,slow_start=delay"));
 }
 
 fn error(id: &str) -> String {
@@ -132,10 +134,17 @@ fn bad_ids_name_the_problem_and_the_fix() {
     assert!(beta.contains("above 0 and below 1"), "{beta}");
     assert!(error("discern:beta=NaN").contains("bad beta"));
     assert!(error("discern:beta=-0.5").contains("bad beta"));
-    assert!(error("discern:growth=vegas").contains("reno or cubic"));
-    assert!(error("discern:memory=0s").contains("bad memory"));
-    assert!(error("discern:aqm=yes").contains("on or off"));
-    assert!(error("discern:slow_start=hystart").contains("loss or delay"));
+    assert!(error("discern:queue=full,growth=vegas").contains("reno or cubic"));
+    assert!(error("discern:queue=full,memory=0s").contains("bad memory"));
+    assert!(error("discern:queue=full,aqm=yes").contains("on or off"));
+    assert!(error("discern:queue=full,slow_start=hystart").contains("loss or delay"));
+    assert!(error("discern:queue=half").contains("short or full"));
+    // The earlier design's knobs do nothing to the default: an error, not a silent no-op.
+    let knob = error("discern:aqm=on");
+    assert!(
+        knob.contains("aqm") && knob.contains("queue=full"),
+        "{knob}"
+    );
     assert!(error("veno:beta=-3").contains("at least 0"));
 
     let front = error("tahoe+quinn-cubic");

@@ -142,7 +142,7 @@ impl PathModel {
     /// time behind the target, is only the rate of the first rounds.
     pub fn slow_start_exit(&self) -> Duration {
         let hystart = (self.min_rtt / 16).clamp(MIN_GUARD / 2, Duration::from_millis(8));
-        (2 * self.target()).min(hystart.max(MIN_TARGET))
+        self.target().saturating_mul(2).min(hystart.max(MIN_TARGET))
     }
 
     /// The minimum RTT.
@@ -155,7 +155,7 @@ impl PathModel {
     /// the minimum RTT, beyond which the queue would cost a short-RTT flow its manners), plus the
     /// burst of a receiver that acknowledges more than two packets at a time ([`Self::burst`]).
     pub fn target(&self) -> Duration {
-        self.base_target() + self.burst()
+        self.base_target().saturating_add(self.burst())
     }
 
     /// Twice the mean absolute difference between successive frames' queues: a queue moves by a
@@ -163,14 +163,14 @@ impl PathModel {
     /// retries, `jitter` in a scenario) by milliseconds, whatever the window. Noise to the target
     /// and the guard. At most a quarter of the minimum RTT.
     pub fn jitter(&self) -> Duration {
-        Duration::from_secs_f64(2.0 * self.successive_difference).min(self.min_rtt / 4)
+        seconds(2.0 * self.successive_difference).min(self.min_rtt / 4)
     }
 
     fn base_target(&self) -> Duration {
         if self.peak_rate <= 0.0 {
             return MIN_TARGET;
         }
-        let packets = Duration::from_secs_f64(TARGET_PACKETS * self.packet_time());
+        let packets = seconds(TARGET_PACKETS * self.packet_time());
         packets.min(self.min_rtt / 10).max(MIN_TARGET)
     }
 
@@ -186,7 +186,7 @@ impl PathModel {
     /// most a quarter of the minimum RTT.
     pub fn burst(&self) -> Duration {
         let extra = (self.acked_per_frame - QUINN_ACKED_PER_FRAME).max(0.0);
-        Duration::from_secs_f64(extra * self.packet_time()).min(self.min_rtt / 4)
+        seconds(extra * self.packet_time()).min(self.min_rtt / 4)
     }
 
     /// The queue above which a loss is congestion: three base targets (the flow keeps one and
@@ -194,13 +194,19 @@ impl PathModel {
     /// of it in the standing queue, a lost packet's neighbours may meet all of it), at least 3 ms. CoDel (5 ms) and PIE (15 ms)
     /// drop only above their targets, and a drop-tail queue only when full.
     pub fn guard(&self) -> Duration {
-        (3 * self.base_target() + 2 * self.burst() + self.jitter()).max(MIN_GUARD)
+        self.base_target()
+            .saturating_mul(3)
+            .saturating_add(self.burst().saturating_mul(2))
+            .saturating_add(self.jitter())
+            .max(MIN_GUARD)
     }
 
     /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
     /// standing queue)`.
     pub fn pipe_bytes(&self) -> u64 {
-        let rtt = self.min_rtt + self.standing.unwrap_or_default();
+        let rtt = self
+            .min_rtt
+            .saturating_add(self.standing.unwrap_or_default());
         (self.bottleneck_rate() * rtt.as_secs_f64()) as u64
     }
 
@@ -224,14 +230,14 @@ impl PathModel {
                 }
                 if self.round_frames > 0 {
                     let mean = self.round_queue_sum / f64::from(self.round_frames);
-                    self.standing = Some(Duration::from_secs_f64(mean));
+                    self.standing = Some(seconds(mean));
                 }
                 self.rounds += 1;
                 self.begin_round(ack.now);
             }
             None => self.begin_round(ack.now),
         }
-        self.round_acked += ack.bytes;
+        self.round_acked = self.round_acked.saturating_add(ack.bytes);
     }
 
     fn begin_round(&mut self, now: Instant) {
@@ -366,8 +372,13 @@ impl Classifier for ShortQueue {
         };
         Classification {
             verdict,
-            threshold: Some(event.rtt.min + self.path.guard()),
+            threshold: Some(event.rtt.min.saturating_add(self.path.guard())),
             reason,
         }
     }
+}
+
+/// `secs` seconds, saturating at the ends of `Duration`'s range (and 0 for NaN).
+fn seconds(secs: f64) -> Duration {
+    Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX)
 }

@@ -84,7 +84,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
     /// Controllers to score, comma-separated [default: newreno, modified-sack, wnewreno,
-    /// composite, veno, westwood, discern, discern:aqm=on,slow_start=delay, quinn-newreno,
+    /// composite, veno, westwood, discern, discern:queue=full, quinn-newreno,
     /// quinn-cubic, quinn-bbr].
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,

@@ -43,7 +43,7 @@ pub const DEFAULT_CONTROLLERS: &[&str] = &[
     "veno",
     "westwood",
     "discern",
-    "discern:aqm=on,slow_start=delay",
+    "discern:queue=full",
     "quinn-newreno",
     "quinn-cubic",
     "quinn-bbr",

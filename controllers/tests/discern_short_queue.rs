@@ -1,0 +1,146 @@
+//! `discern`'s default, the short-queue design, on synthetic ACK and loss sequences: a loss with
+//! the queue short keeps the window, a loss above the guard takes out the queue it met, a queue
+//! that does not answer the flow's own shrinking is another flow's and gets NewReno's manners,
+//! and the flow shrinks a queue of its own without any loss.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Path, MSS, RTT};
+use quinn_discern::event::{CongestionEvent, Verdict};
+use quinn_discern::{DiscernAlgorithm, DiscernConfig, QueueOwner, ShortQueueAlgorithm};
+
+const MS: Duration = Duration::from_millis(1);
+
+fn short_queue(algorithm: DiscernAlgorithm) -> ShortQueueAlgorithm {
+    match algorithm {
+        DiscernAlgorithm::ShortQueue(a) => a,
+        DiscernAlgorithm::FullQueue(_) => panic!("the default is the short-queue design"),
+    }
+}
+
+/// Past slow start (which a 10 ms queue ended), a window of a hundred packets or more, no queue
+/// now. (The synthetic path acknowledges a whole window at once, so the algorithm's round trips
+/// span two of its rounds.)
+fn settled() -> Path<ShortQueueAlgorithm> {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(4);
+    queue_for(&mut path, 10 * MS, 1);
+    assert!(path.window().ssthresh() < u64::MAX, "slow start is over");
+    queue_for(&mut path, Duration::ZERO, 4);
+    path
+}
+
+/// Rounds in which the path queues `queueing` on top of the base RTT.
+fn queue_for(path: &mut Path<ShortQueueAlgorithm>, queueing: Duration, rounds: usize) {
+    path.rtt.latest = RTT + queueing;
+    path.rounds(rounds);
+}
+
+#[test]
+fn a_loss_with_the_queue_short_keeps_the_window() {
+    let mut path = settled();
+    assert!(path.cwnd_packets() > 100.0, "{}", path.cwnd_packets());
+    for _ in 0..3 {
+        let before = path.cwnd();
+        let decision = path.lose(1);
+        assert_eq!(
+            decision.verdict,
+            Verdict::Random,
+            "{}",
+            decision.evidence.reason
+        );
+        assert!(!decision.reduced);
+        assert_eq!(path.cwnd(), before);
+        path.rounds(2);
+    }
+}
+
+#[test]
+fn a_loss_above_the_guard_takes_out_the_queue_it_met() {
+    let mut path = settled();
+    queue_for(&mut path, 25 * MS, 1);
+    let before = path.cwnd() as f64;
+    let decision = path.lose(1);
+    assert_eq!(
+        decision.verdict,
+        Verdict::Congestion,
+        "{}",
+        decision.evidence.reason
+    );
+    assert!(decision.reduced);
+    // The window without the 25 ms the lost packet met: 100 / 125 of it, not half.
+    let kept = path.cwnd() as f64 / before;
+    assert!((kept - 0.8).abs() < 0.02, "kept {kept}");
+    // One reduction per window: a second loss from the same flight does not cut again.
+    let again = path.lose(1);
+    assert!(!again.reduced);
+}
+
+#[test]
+fn the_flow_shrinks_a_queue_of_its_own_without_a_loss() {
+    let mut path = settled();
+    let before = path.cwnd();
+    // A standing queue of a fifth of the RTT that follows the window down: FAST's update takes
+    // the window halfway to the one that leaves the target queued, each round.
+    queue_for(&mut path, 20 * MS, 2);
+    assert!(path.cwnd() < before, "{} then {}", before, path.cwnd());
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+}
+
+#[test]
+fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_s_manners() {
+    let mut path = settled();
+    // Another flow keeps 40 ms queued whatever this one does.
+    queue_for(&mut path, 40 * MS, 12);
+    assert!(
+        matches!(path.algorithm.owner(), QueueOwner::Shared { .. }),
+        "{:?}",
+        path.algorithm.owner()
+    );
+    // Sharing, it grows as NewReno does, and a loss at that queue halves the window.
+    let grown = path.cwnd();
+    queue_for(&mut path, 40 * MS, 3);
+    assert!(path.cwnd() > grown);
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+    // Once the queue has stayed short for a few rounds, it is the flow's own again.
+    queue_for(&mut path, Duration::ZERO, 10);
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+}
+
+#[test]
+fn half_the_window_lost_is_congestion_whatever_the_queue() {
+    let mut path = settled();
+    let packets = path.cwnd() / MSS;
+    let decision = path.lose(packets / 2 + 2);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert!(decision.reduced);
+}
+
+#[test]
+fn on_an_ecn_path_marks_reduce_by_ecn_beta_and_losses_are_random() {
+    use quinn_discern::Algorithm;
+    let mut path = settled();
+    let before = path.cwnd();
+    let now = path.at(path.clock);
+    let mark = CongestionEvent::new(now, now, false, 0, MSS, path.rtt);
+    let decision = path.algorithm.on_congestion(&mark);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert_eq!(path.cwnd(), (before as f64 * 0.8) as u64);
+    path.rounds(3);
+    // Even at a queue above the guard: on a marking path, the marks carry congestion.
+    queue_for(&mut path, 25 * MS, 1);
+    assert_eq!(path.lose(1).verdict, Verdict::Random);
+}
+
+#[test]
+fn the_earlier_design_s_knobs_need_queue_full() {
+    let mut config = DiscernConfig::default();
+    assert_eq!(config.full_queue_knob_changed(), None);
+    config.aqm(true);
+    assert_eq!(config.full_queue_knob_changed(), Some("aqm"));
+}
