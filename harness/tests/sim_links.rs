@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use quinn_discern_harness::report::RunOutput;
 use quinn_discern_harness::scenario::{
-    CoDel, EcnMarking, Jitter, Link, LossModel, Reorder, Scenario,
+    Aqm, AqmKind, CoDel, EcnMarking, Jitter, Link, LossModel, Pie, Policer, Reorder, Scenario,
 };
 use quinn_discern_harness::sim;
+use quinn_discern_harness::units::{BitRate, Bytes};
 use sim_common::*;
 
 fn one_flow(name: &str, secs: f64, seed: u64, link: Link, controller: &str) -> Scenario {
@@ -128,9 +129,12 @@ fn codel_keeps_newreno_near_its_target() {
     let target = Duration::from_millis(5);
     let drop_tail = link("l", 10.0, 20, 1000, LossModel::None);
     let mut codel = drop_tail.clone();
-    codel.codel = Some(CoDel {
-        target,
-        interval: Duration::from_millis(100),
+    codel.aqm = Some(Aqm {
+        kind: AqmKind::CoDel(CoDel {
+            target,
+            interval: Duration::from_millis(100),
+        }),
+        ecn: false,
     });
     // Long enough that the slow-start overshoot, which CoDel needs an interval to answer, is a
     // small part of the run.
@@ -146,6 +150,84 @@ fn codel_keeps_newreno_near_its_target() {
     // CoDel gives up little goodput for it.
     let g = |o: &RunOutput| o.summary.flows[0].goodput_bps;
     assert!(g(&with_codel) > 0.8 * g(&without));
+}
+
+fn aqm_link(kind: AqmKind, ecn: bool) -> Link {
+    let mut l = link("l", 10.0, 20, 1000, LossModel::None);
+    l.aqm = Some(Aqm { kind, ecn });
+    l
+}
+
+fn pie() -> AqmKind {
+    AqmKind::Pie(Pie {
+        target: Duration::from_millis(15),
+        tupdate: Duration::from_millis(15),
+    })
+}
+
+#[test]
+fn pie_keeps_newreno_near_its_target_where_drop_tail_does_not() {
+    let with_pie = run(&one_flow("pie", 20.0, 1, aqm_link(pie(), false), "newreno"));
+    let drop_tail = link("l", 10.0, 20, 1000, LossModel::None);
+    let without = run(&one_flow("tail", 20.0, 1, drop_tail, "newreno"));
+    let d = with_pie.summary.links[0].queue_delay.unwrap();
+    let t = without.summary.links[0].queue_delay.unwrap();
+    eprintln!("pie {d:?}, drop-tail {t:?}");
+    assert!(with_pie.summary.links[0]
+        .queue
+        .starts_with("pie target=15ms"));
+    assert!(with_pie.summary.drops.unwrap().queue > 0);
+    // PIE steers the mean towards 15 ms; slow start's overshoot passes within the burst
+    // allowance.
+    assert!(d.mean_s < 3.0 * 0.015, "{d:?}");
+    assert!(t.p95_s > 3.0 * d.p95_s, "{d:?} vs {t:?}");
+}
+
+#[test]
+fn an_aqm_with_ecn_marks_quinn_s_packets_instead_of_dropping_them() {
+    let codel = AqmKind::CoDel(CoDel {
+        target: Duration::from_millis(5),
+        interval: Duration::from_millis(100),
+    });
+    for kind in [codel, pie()] {
+        let out = run(&one_flow(
+            "aqm-ecn",
+            10.0,
+            1,
+            aqm_link(kind, true),
+            "newreno",
+        ));
+        let link = &out.summary.links[0];
+        eprintln!("{link:?} {:?}", out.summary.drops);
+        assert!(link.ce_marks > 0, "{}", kind.name());
+        assert!(
+            out.summary.flows[0].verdicts.ecn_marks > 0,
+            "{}",
+            kind.name()
+        );
+        // CoDel marks where it would drop; PIE too while its probability is at most 10 %
+        // (RFC 8033 section 5.1), so slow start's overshoot may still cost drops there.
+        let drops = out.summary.drops.unwrap().queue;
+        if matches!(kind, AqmKind::CoDel(_)) {
+            assert_eq!(drops, 0);
+        }
+    }
+}
+
+#[test]
+fn a_policer_holds_a_flow_near_its_rate_without_a_queue() {
+    let mut l = link("l", 50.0, 20, 1000, LossModel::None);
+    l.police = Some(Policer {
+        rate: BitRate(8_000_000),
+        burst: Bytes(60_000),
+    });
+    let out = run(&one_flow("police", 10.0, 1, l, "newreno"));
+    let goodput = out.summary.flows[0].goodput_bps;
+    eprintln!("{goodput} {:?}", out.summary.links[0]);
+    assert!(goodput < 8e6 && goodput > 4e6, "{goodput}");
+    assert!(out.summary.drops.unwrap().queue > 0);
+    // Nothing queues at a 50 Mbit/s link behind an 8 Mbit/s policer.
+    assert!(out.summary.links[0].queue_delay.unwrap().p95_s < 0.002);
 }
 
 fn varying_link() -> Link {

@@ -28,6 +28,12 @@ pub fn variation_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
     direction_rng(seed, link, dir, b"sim-vary")
 }
 
+/// The RNG of one link direction's AQM (PIE's random drops): a stream of its own, so choosing
+/// an AQM does not change the channel's losses or the delay variation.
+pub fn aqm_rng(seed: u64, link: usize, dir: Direction) -> ChaCha8Rng {
+    direction_rng(seed, link, dir, b"sim-aqm_")
+}
+
 fn direction_rng(seed: u64, link: usize, dir: Direction, stream: &[u8; 8]) -> ChaCha8Rng {
     let mut key = [0u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());

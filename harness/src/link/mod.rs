@@ -5,8 +5,13 @@
 //!
 //! * **Service**: a fixed rate (serialisation of the IP packet) or a recorded capacity trace
 //!   (`trace`, mahimahi's delivery opportunities).
+//! * **Policer** (`police`): a token bucket in front of the queue drops what exceeds it
+//!   (`police.rs`); nothing waits for it.
 //! * **Queue**: drop-tail at `queue` packets waiting besides the one being sent, optionally with
-//!   CoDel (`codel`, RFC 8289) dropping at dequeue; both count as queue drops.
+//!   an AQM: CoDel (RFC 8289, `codel.rs`) dropping at dequeue, or PIE (RFC 8033, `pie.rs`)
+//!   dropping on arrival, either marking ECN-capable packets CE instead where it would drop
+//!   (`ecn = true`). Policer, drop-tail and AQM drops all count as queue drops, each also under
+//!   its own name.
 //! * **ECN** (`ecn`): step marking; an ECN-capable packet arriving to find at least `threshold`
 //!   packets waiting is marked CE instead (a full queue still drops).
 //! * **Channel loss** (`loss`), decided as a packet leaves the server, in departure order.
@@ -20,6 +25,8 @@
 
 mod codel;
 pub mod loss;
+mod pie;
+mod police;
 pub mod trace;
 
 use std::collections::VecDeque;
@@ -29,10 +36,12 @@ use std::time::Duration;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::report::{LinkSummary, MeasuredLink, QueueDelay, TraceUse};
-use crate::scenario::{Jitter, Link, Reorder};
+use crate::report::{LinkSummary, MeasuredLink, QueueDelay, QueueDrops, TraceUse};
+use crate::scenario::{AqmKind, Jitter, Link, Reorder};
 use codel::CoDelState;
-use loss::{link_rng, variation_rng, Direction, LossState};
+use loss::{aqm_rng, link_rng, variation_rng, Direction, LossState};
+use pie::{PieState, PieVerdict};
+use police::PoliceState;
 use trace::Schedule;
 
 pub use crate::transport::IP_UDP_OVERHEAD;
@@ -65,14 +74,24 @@ pub struct DirStats {
     pub departed_packets: u64,
     /// Their IP bytes.
     pub departed_bytes: u64,
-    /// Drop-tail and CoDel drops.
+    /// Policer, drop-tail and AQM drops.
     pub queue_drops: u64,
     /// The part of `queue_drops` CoDel took.
     pub codel_drops: u64,
+    /// The part of `queue_drops` PIE took.
+    pub pie_drops: u64,
+    /// The part of `queue_drops` the policer took.
+    pub police_drops: u64,
     pub channel_drops: u64,
     pub ce_marks: u64,
     /// Packets held back by the reordering model.
     pub reordered: u64,
+}
+
+/// The AQM in front of a queue, with its state.
+enum AqmState {
+    CoDel(CoDelState),
+    Pie(PieState),
 }
 
 /// What serves the queue.
@@ -97,7 +116,10 @@ pub struct LinkDir {
     queue: usize,
     /// Departure times of the packets in the system (waiting or being sent), oldest first.
     departures: VecDeque<Nanos>,
-    codel: Option<CoDelState>,
+    aqm: Option<AqmState>,
+    /// The AQM marks ECN-capable packets instead of dropping them.
+    aqm_ecn: bool,
+    police: Option<PoliceState>,
     ecn_threshold: Option<usize>,
     jitter: Option<Jitter>,
     reorder: Option<Reorder>,
@@ -139,9 +161,18 @@ impl LinkDir {
             delay: nanos(link.delay),
             queue: link.queue,
             departures: VecDeque::with_capacity(link.queue.min(100_000) + 1),
-            codel: link
-                .codel
-                .map(|c| CoDelState::new(nanos(c.target), nanos(c.interval))),
+            aqm: link.aqm.map(|aqm| match aqm.kind {
+                AqmKind::CoDel(c) => {
+                    AqmState::CoDel(CoDelState::new(nanos(c.target), nanos(c.interval)))
+                }
+                AqmKind::Pie(p) => AqmState::Pie(PieState::new(
+                    nanos(p.target),
+                    nanos(p.tupdate),
+                    aqm_rng(seed, index, dir),
+                )),
+            }),
+            aqm_ecn: link.aqm.is_some_and(|a| a.ecn),
+            police: link.police.map(|p| PoliceState::new(p.rate.0, p.burst.0)),
             ecn_threshold: link.ecn.map(|e| e.threshold),
             jitter: link.jitter,
             reorder: link.reorder,
@@ -207,21 +238,43 @@ impl LinkDir {
         while self.departures.front().is_some_and(|&d| d <= now) {
             self.departures.pop_front();
         }
+        let ip_len = len as u64 + IP_UDP_OVERHEAD;
+        if self.police.as_mut().is_some_and(|p| !p.admit(now, ip_len)) {
+            self.stats.queue_drops += 1;
+            self.stats.police_drops += 1;
+            return Outcome::QueueDrop(now);
+        }
         // The oldest packet still in the system is being sent; the rest wait.
         let waiting = self.departures.len().saturating_sub(1);
         if !self.departures.is_empty() && waiting >= self.queue {
             self.stats.queue_drops += 1;
             return Outcome::QueueDrop(now);
         }
-        let ce = ect && self.ecn_threshold.is_some_and(|n| waiting >= n);
-        let ip_len = len as u64 + IP_UDP_OVERHEAD;
+        let mut ce = ect && self.ecn_threshold.is_some_and(|n| waiting >= n);
+        if let Some(AqmState::Pie(pie)) = &mut self.aqm {
+            let backlog_until = self.departures.back().copied().unwrap_or(now);
+            pie.catch_up(now, backlog_until);
+            match pie.on_arrival(waiting, ect && self.aqm_ecn) {
+                PieVerdict::Enqueue => {}
+                PieVerdict::Mark => ce = true,
+                PieVerdict::Drop => {
+                    self.stats.queue_drops += 1;
+                    self.stats.pie_drops += 1;
+                    return Outcome::QueueDrop(now);
+                }
+            }
+        }
         let (dequeue, depart, cursor) = self.plan(now, ip_len);
         let sojourn = dequeue - now;
-        if let Some(codel) = &mut self.codel {
+        if let Some(AqmState::CoDel(codel)) = &mut self.aqm {
             if codel.drop_at_dequeue(dequeue, sojourn) {
-                self.stats.queue_drops += 1;
-                self.stats.codel_drops += 1;
-                return Outcome::QueueDrop(dequeue);
+                if ect && self.aqm_ecn {
+                    ce = true;
+                } else {
+                    self.stats.queue_drops += 1;
+                    self.stats.codel_drops += 1;
+                    return Outcome::QueueDrop(dequeue);
+                }
             }
         }
         self.cursor = cursor;
@@ -287,6 +340,20 @@ pub struct DirObserved {
     pub queue_delay: Option<QueueDelay>,
 }
 
+impl DirStats {
+    /// The queue drops by who dropped them.
+    pub fn queue_drops_by(&self) -> QueueDrops {
+        let named = self.codel_drops + self.pie_drops + self.police_drops;
+        QueueDrops {
+            total: self.queue_drops,
+            drop_tail: self.queue_drops.saturating_sub(named),
+            codel: self.codel_drops,
+            pie: self.pie_drops,
+            police: self.police_drops,
+        }
+    }
+}
+
 impl LinkDir {
     pub fn observed(&self) -> DirObserved {
         DirObserved {
@@ -296,17 +363,32 @@ impl LinkDir {
     }
 }
 
-/// The queue discipline in words, e.g. `drop-tail 50` or `codel target=5ms interval=100ms limit 1000`.
+/// The queue discipline in words, e.g. `drop-tail 50`, `codel target=5ms interval=100ms limit
+/// 1000`, `pie target=15ms tupdate=15ms ecn limit 100`, with ` police 8Mbit/60000B` behind a
+/// policer.
 pub fn describe_queue(link: &Link) -> String {
-    match link.codel {
-        Some(c) => format!(
-            "codel target={} interval={} limit {}",
-            crate::units::format_duration(c.target),
-            crate::units::format_duration(c.interval),
+    use crate::units::format_duration as d;
+    let mut text = match link.aqm.map(|a| (a.kind, a.ecn)) {
+        Some((AqmKind::CoDel(c), ecn)) => format!(
+            "codel target={} interval={}{} limit {}",
+            d(c.target),
+            d(c.interval),
+            if ecn { " ecn" } else { "" },
+            link.queue
+        ),
+        Some((AqmKind::Pie(p), ecn)) => format!(
+            "pie target={} tupdate={}{} limit {}",
+            d(p.target),
+            d(p.tupdate),
+            if ecn { " ecn" } else { "" },
             link.queue
         ),
         None => format!("drop-tail {}", link.queue),
+    };
+    if let Some(p) = link.police {
+        text.push_str(&format!(" police {}/{}B", p.rate, p.burst.0));
     }
+    text
 }
 
 /// `summary.json`'s entry for `link`, for either runner: the configured figures, what the
@@ -356,6 +438,7 @@ pub fn summary(
         ce_marks: fwd.stats.ce_marks + rev.stats.ce_marks,
         reordered: fwd.stats.reordered + rev.stats.reordered,
         trace,
+        queue_drops: observed.map(|_| fwd.stats.queue_drops_by()),
     }
 }
 

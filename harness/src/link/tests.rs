@@ -1,5 +1,5 @@
 use super::*;
-use crate::scenario::{CapacityTrace, CoDel, EcnMarking};
+use crate::scenario::{Aqm, AqmKind, CapacityTrace, CoDel, EcnMarking};
 use crate::units::BitRate;
 
 const MS: Nanos = 1_000_000;
@@ -110,9 +110,12 @@ fn small_packets_share_an_opportunity_and_large_ones_span_two() {
 fn codel_drops_a_standing_queue_and_counts_it_as_a_queue_drop() {
     let drop_tail = base(12_000_000, 0, 10_000);
     let mut link = drop_tail.clone();
-    link.codel = Some(CoDel {
-        target: Duration::from_millis(5),
-        interval: Duration::from_millis(100),
+    link.aqm = Some(Aqm {
+        kind: AqmKind::CoDel(CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        }),
+        ecn: false,
     });
     // A packet every 0.9 ms into a link that sends one per millisecond: under drop-tail the
     // queue grows for the whole run; CoDel drops more and more often until it stops growing.

@@ -3,15 +3,18 @@
 //!
 //! One direction of a link is shaped on the egress of the router it leaves: a `netem` root qdisc
 //! for the propagation delay and the channel loss, and a `tbf` child for the rate with a drop-tail
-//! queue of `queue` packets (its byte limit is `queue` full-size packets), or, for a CoDel link,
-//! a `codel` qdisc under the tbf (its `limit` in packets, `target`, `interval`). Gilbert-Elliott
+//! queue of `queue` packets (its byte limit is `queue` full-size packets), or, for a link with an
+//! AQM, a `codel` or `pie` qdisc under the tbf (its `limit` in packets, its parameters, and `ecn`
+//! where the queue marks). A policer is a `police` action on the device's `clsact` egress hook,
+//! which runs before the root qdisc: packets beyond the bucket are dropped before they reach the
+//! delay line or the queue, as in the link model. Gilbert-Elliott
 //! maps to netem's `gemodel`. What the kernel has no faithful form for runs on the user-space
 //! engine even where netem exists: the burst (handover) loss model, capacity traces, ECN step
 //! marking (only `red`/`fq_codel` mark, not at a packet threshold), jitter that keeps order
 //! (netem's jitter reorders) and our reordering model (netem's `reorder` sends packets early,
 //! not late).
 
-use crate::scenario::{Link, LossModel};
+use crate::scenario::{AqmKind, Link, LossModel};
 
 /// What shapes one link (both directions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,26 +124,71 @@ pub fn netem_commands(
     ])
     .collect();
     let mut cmds = vec![netem, tbf];
-    if let Some(codel) = link.codel {
-        // tbf's own limit then only bounds what it holds besides its child; the child queues.
-        cmds.push(
-            [
-                "qdisc", "add", "dev", dev, "parent", "10:1", "handle", "20:", "codel",
-            ]
-            .map(String::from)
-            .into_iter()
-            .chain([
-                "limit".into(),
-                (link.queue + 1).to_string(),
-                "target".into(),
-                format!("{}us", codel.target.as_micros()),
-                "interval".into(),
-                format!("{}us", codel.interval.as_micros()),
-            ])
-            .collect(),
-        );
+    if let Some(aqm) = link.aqm {
+        cmds.push(aqm_command(dev, link.queue, aqm.kind, aqm.ecn));
+    }
+    if let Some(police) = link.police {
+        cmds.extend(police_commands(dev, police));
     }
     Ok(cmds)
+}
+
+/// The AQM qdisc under the tbf. tbf's own limit then only bounds what it holds besides its
+/// child; the child queues `queue` packets besides the one being sent.
+fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String> {
+    let us = |d: std::time::Duration| format!("{}us", d.as_micros());
+    let mut cmd: Vec<String> = [
+        "qdisc", "add", "dev", dev, "parent", "10:1", "handle", "20:",
+    ]
+    .map(String::from)
+    .to_vec();
+    match kind {
+        AqmKind::CoDel(c) => cmd.extend([
+            "codel".into(),
+            "limit".into(),
+            (queue + 1).to_string(),
+            "target".into(),
+            us(c.target),
+            "interval".into(),
+            us(c.interval),
+        ]),
+        AqmKind::Pie(p) => cmd.extend([
+            "pie".into(),
+            "limit".into(),
+            (queue + 1).to_string(),
+            "target".into(),
+            us(p.target),
+            "tupdate".into(),
+            us(p.tupdate),
+        ]),
+    }
+    if ecn {
+        cmd.push("ecn".into());
+    }
+    cmd
+}
+
+/// A token-bucket policer on `dev`'s egress, ahead of its root qdisc: `clsact`, then a
+/// `matchall` filter whose `police` action drops what exceeds the bucket.
+fn police_commands(dev: &str, police: crate::scenario::Policer) -> Vec<Vec<String>> {
+    let clsact = ["qdisc", "add", "dev", dev, "clsact"]
+        .map(String::from)
+        .to_vec();
+    let filter = [
+        "filter", "add", "dev", dev, "egress", "matchall", "action", "police",
+    ]
+    .map(String::from)
+    .into_iter()
+    .chain([
+        "rate".into(),
+        format!("{}bit", police.rate.0),
+        "burst".into(),
+        police.burst.0.to_string(),
+        "conform-exceed".into(),
+        "drop/pipe".into(),
+    ])
+    .collect();
+    vec![clsact, filter]
 }
 
 /// The probe for sch_netem: add it to `dev` (then delete it with [`netem_probe_cleanup`]).
@@ -206,7 +254,8 @@ mod tests {
             loss,
             reverse_loss: LossModel::None,
             trace: None,
-            codel: None,
+            aqm: None,
+            police: None,
             ecn: None,
             jitter: None,
             reorder: None,
@@ -284,9 +333,12 @@ mod tests {
     #[test]
     fn codel_link_puts_codel_under_tbf() {
         let mut l = link(LossModel::Bernoulli { rate: 0.01 });
-        l.codel = Some(crate::scenario::CoDel {
-            target: Duration::from_millis(5),
-            interval: Duration::from_millis(100),
+        l.aqm = Some(crate::scenario::Aqm {
+            kind: crate::scenario::AqmKind::CoDel(crate::scenario::CoDel {
+                target: Duration::from_millis(5),
+                interval: Duration::from_millis(100),
+            }),
+            ecn: false,
         });
         assert_eq!(engine_for(&l, true), Engine::Netem);
         assert_eq!(
@@ -295,6 +347,32 @@ mod tests {
                 "qdisc add dev r0-l0 root handle 1: netem limit 1000 delay 15000us loss random 1%",
                 "qdisc add dev r0-l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
                 "qdisc add dev r0-l0 parent 10:1 handle 20: codel limit 41 target 5000us interval 100000us",
+            ]
+        );
+    }
+
+    #[test]
+    fn pie_with_ecn_and_a_policer_are_a_pie_qdisc_and_a_police_action() {
+        let mut l = link(LossModel::None);
+        l.aqm = Some(crate::scenario::Aqm {
+            kind: crate::scenario::AqmKind::Pie(crate::scenario::Pie {
+                target: Duration::from_millis(15),
+                tupdate: Duration::from_millis(15),
+            }),
+            ecn: true,
+        });
+        l.police = Some(crate::scenario::Policer {
+            rate: BitRate(8_000_000),
+            burst: crate::units::Bytes(60_000),
+        });
+        assert_eq!(
+            joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap()),
+            vec![
+                "qdisc add dev r0-l0 root handle 1: netem limit 1000 delay 15000us",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev r0-l0 parent 10:1 handle 20: pie limit 41 target 15000us tupdate 15000us ecn",
+                "qdisc add dev r0-l0 clsact",
+                "filter add dev r0-l0 egress matchall action police rate 8000000bit burst 60000 conform-exceed drop/pipe",
             ]
         );
     }

@@ -154,6 +154,20 @@ pub struct LinkSummary {
     /// For a link that replays a capacity trace: the trace over the run.
     #[serde(default)]
     pub trace: Option<TraceUse>,
+    /// The forward direction's queue drops by who dropped (engines that run the link model).
+    #[serde(default)]
+    pub queue_drops: Option<QueueDrops>,
+}
+
+/// A link direction's queue drops by who dropped them: the drop-tail limit, the AQM, the
+/// policer. All of them are congestion, and count as `queue` in the run's drops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueDrops {
+    pub total: u64,
+    pub drop_tail: u64,
+    pub codel: u64,
+    pub pie: u64,
+    pub police: u64,
 }
 
 /// Sojourn time in a queue: arrival to dequeue, over the packets that left it.

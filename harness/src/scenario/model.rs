@@ -38,9 +38,12 @@ pub struct Link {
     pub reverse_loss: LossModel,
     /// A recorded capacity trace that replaces the fixed `rate` (`rate = { trace = "FILE" }`).
     pub trace: Option<CapacityTrace>,
-    /// CoDel active queue management in front of the drop-tail limit
-    /// (`queue = { limit = N, codel = { target, interval } }`).
-    pub codel: Option<CoDel>,
+    /// Active queue management in front of the drop-tail limit
+    /// (`queue = { limit = N, codel = { .. } }` or `pie = { .. }`, with `ecn = true` to mark
+    /// instead of dropping ECN-capable packets).
+    pub aqm: Option<Aqm>,
+    /// A token-bucket policer in front of the queue (`police = { rate, burst }`).
+    pub police: Option<Policer>,
     /// ECN step marking (`ecn = { threshold = N }`).
     pub ecn: Option<EcnMarking>,
     /// Per-packet extra delay that keeps packets in order.
@@ -60,7 +63,8 @@ impl Link {
             loss: LossModel::None,
             reverse_loss: LossModel::None,
             trace: None,
-            codel: None,
+            aqm: None,
+            police: None,
             ecn: None,
             jitter: None,
             reorder: None,
@@ -108,6 +112,49 @@ pub struct CoDel {
     pub target: Duration,
     /// Window over which the delay must stay above `target` before dropping (default 100 ms).
     pub interval: Duration,
+}
+
+/// An active queue manager and whether it marks ECN-capable packets instead of dropping them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aqm {
+    pub kind: AqmKind,
+    /// RFC 3168 behaviour: where the AQM would drop an ECT packet, it marks CE instead (PIE only
+    /// while its drop probability is at most 10 %, RFC 8033 section 5.1).
+    pub ecn: bool,
+}
+
+/// Which AQM, with its parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AqmKind {
+    CoDel(CoDel),
+    Pie(Pie),
+}
+
+impl AqmKind {
+    /// The name summaries and the drops report use: `codel` or `pie`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AqmKind::CoDel(_) => "codel",
+            AqmKind::Pie(_) => "pie",
+        }
+    }
+}
+
+/// PIE (RFC 8033) parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pie {
+    /// The queueing delay PIE steers towards (`QDELAY_REF`, RFC default 15 ms).
+    pub target: Duration,
+    /// How often the drop probability is updated (`T_UPDATE`, RFC default 15 ms).
+    pub tupdate: Duration,
+}
+
+/// A token-bucket policer: packets that find `burst` worth of tokens pass, the rest are dropped;
+/// tokens refill at `rate`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policer {
+    pub rate: crate::units::BitRate,
+    pub burst: crate::units::Bytes,
 }
 
 /// Step marking: an ECN-capable packet that arrives to find at least `threshold` packets waiting

@@ -51,13 +51,15 @@ impl fmt::Display for Override {
 
 /// Every key an override may name, for messages.
 pub const KEYS: &str = "name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
-(link FIELD: rate, delay, queue, ecn, jitter, reorder, loss.model, loss.rate, loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, \
+(link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, \
 loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold)";
 
 const TOP_FIELDS: [&str; 5] = ["name", "description", "duration", "seed", "mtu"];
 /// Link fields an override replaces whole (`rate`, `queue`, `ecn`, `jitter` and `reorder` also
 /// take inline tables, e.g. `link.b.ecn={ threshold = 20 }`).
-const LINK_FIELDS: [&str; 6] = ["rate", "delay", "queue", "ecn", "jitter", "reorder"];
+const LINK_FIELDS: [&str; 7] = [
+    "rate", "delay", "queue", "ecn", "jitter", "reorder", "police",
+];
 const LOSS_FIELDS: [&str; 10] = [
     "model", "rate", "p", "r", "h", "k", "every", "drops", "start", "count",
 ];
@@ -102,7 +104,7 @@ fn apply_one(root: &mut Node, ov: &Override, index: usize) -> Result<(), Diag> {
                 at,
                 format!(
                     "unknown link field in \"{key}\"; expected link.NAME.FIELD with FIELD one of: \
-                     rate, delay, queue, ecn, jitter, reorder, loss.FIELD, reverse_loss.FIELD (FIELD of a loss: {})",
+                     rate, delay, queue, ecn, jitter, reorder, police, loss.FIELD, reverse_loss.FIELD (FIELD of a loss: {})",
                     LOSS_FIELDS.join(", ")
                 ),
             )

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use super::error::{describe, Diag};
 use super::raw::{At, Entry, Kind, Node};
-use super::{CoDel, EcnMarking, Flow, Jitter, Link, LossModel, Reorder, Scenario};
+use super::{
+    Aqm, AqmKind, CoDel, EcnMarking, Flow, Jitter, Link, LossModel, Pie, Policer, Reorder, Scenario,
+};
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
 
 const TOP_KEYS: [&str; 7] = [
@@ -19,7 +21,7 @@ const TOP_KEYS: [&str; 7] = [
     "link",
     "flow",
 ];
-const LINK_KEYS: [&str; 9] = [
+const LINK_KEYS: [&str; 10] = [
     "name",
     "rate",
     "delay",
@@ -29,6 +31,7 @@ const LINK_KEYS: [&str; 9] = [
     "ecn",
     "jitter",
     "reorder",
+    "police",
 ];
 const FLOW_KEYS: [&str; 8] = [
     "controller",
@@ -335,7 +338,7 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
     let mut links = Vec::with_capacity(link_nodes.len());
     let mut seen: HashMap<String, At> = HashMap::new();
     for (i, node) in link_nodes.iter().enumerate() {
-        let link = link(node, i, base)?;
+        let link = link(node, i, base, mtu)?;
         let name_at = node.get("name").map_or(node.at, |e| e.value.at);
         if let Some(first) = seen.get(&link.name) {
             return Err(Diag::new(
@@ -376,7 +379,7 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
     })
 }
 
-fn link(node: &Node, index: usize, base: &Path) -> Result<Link, Diag> {
+fn link(node: &Node, index: usize, base: &Path, mtu: u16) -> Result<Link, Diag> {
     let mut t = Table {
         node,
         prefix: format!("link {index}: "),
@@ -420,7 +423,11 @@ fn link(node: &Node, index: usize, base: &Path) -> Result<Link, Diag> {
         "queue",
         "the queue limit in packets, e.g. 50, or { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
     )?;
-    let (queue, codel) = queue(&t, e)?;
+    let (queue, aqm) = queue(&t, e)?;
+    let police = match t.get("police") {
+        Some(e) => Some(police(&t, e, mtu)?),
+        None => None,
+    };
     let loss = match t.get("loss") {
         Some(e) => loss_model(&t, e)?,
         None => LossModel::None,
@@ -449,7 +456,8 @@ fn link(node: &Node, index: usize, base: &Path) -> Result<Link, Diag> {
         loss,
         reverse_loss,
         trace,
-        codel,
+        aqm,
+        police,
         ecn,
         jitter,
         reorder,
@@ -490,7 +498,7 @@ fn capacity_trace(
     crate::link::trace::read(&base.join(file), file).map_err(|m| t.diag(f.value.at, m))
 }
 
-fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<CoDel>), Diag> {
+fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
     let what = "an integer number of packets";
     let limit = |t: &Table<'_>, e: &Entry| -> Result<usize, Diag> {
         let v = t.integer(e, what, 50, 1, i64::MAX)?;
@@ -500,26 +508,90 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<CoDel>), Diag> {
         return Ok((limit(link, e)?, None));
     }
     let example = "{ limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }";
-    let t = sub_table(link, e, &["limit", "codel"], example)?;
+    let t = sub_table(link, e, &["limit", "codel", "pie", "ecn"], example)?;
     let l = t.required("limit", "the queue limit in packets, e.g. 1000")?;
     let limit = limit(&t, l)?;
-    let codel = match t.get("codel") {
-        Some(c) => {
-            let example = "{ target = \"5ms\", interval = \"100ms\" }";
-            let c = sub_table(&t, c, &["target", "interval"], example)?;
-            let target = match c.get("target") {
-                Some(e) => c.positive_duration(e, "5ms")?,
-                None => Duration::from_millis(5),
-            };
-            let interval = match c.get("interval") {
-                Some(e) => c.positive_duration(e, "100ms")?,
-                None => Duration::from_millis(100),
-            };
-            Some(CoDel { target, interval })
+    let kind = match (t.get("codel"), t.get("pie")) {
+        (Some(_), Some(p)) => {
+            return Err(t.diag(
+                p.value.at,
+                "a queue has one AQM: codel or pie, not both".to_string(),
+            ))
         }
-        None => None,
+        (Some(c), None) => Some(AqmKind::CoDel(codel(&t, c)?)),
+        (None, Some(p)) => Some(AqmKind::Pie(pie(&t, p)?)),
+        (None, None) => None,
     };
-    Ok((limit, codel))
+    let ecn = match t.get("ecn") {
+        Some(e) => {
+            let Kind::Bool(on) = e.value.kind else {
+                return Err(t.type_error(e, "true or false"));
+            };
+            if on && kind.is_none() {
+                return Err(t.diag(
+                    e.value.at,
+                    "ecn = true marks where an AQM would drop, and this queue has none; add \
+                     codel = {} or pie = {}, or use the link's ecn = { threshold = N } for step \
+                     marking"
+                        .to_string(),
+                ));
+            }
+            on
+        }
+        None => false,
+    };
+    Ok((limit, kind.map(|kind| Aqm { kind, ecn })))
+}
+
+fn codel(queue: &Table<'_>, c: &Entry) -> Result<CoDel, Diag> {
+    let example = "{ target = \"5ms\", interval = \"100ms\" }";
+    let c = sub_table(queue, c, &["target", "interval"], example)?;
+    let target = match c.get("target") {
+        Some(e) => c.positive_duration(e, "5ms")?,
+        None => Duration::from_millis(5),
+    };
+    let interval = match c.get("interval") {
+        Some(e) => c.positive_duration(e, "100ms")?,
+        None => Duration::from_millis(100),
+    };
+    Ok(CoDel { target, interval })
+}
+
+/// PIE's parameters; RFC 8033 section 4.1's defaults: `QDELAY_REF` 15 ms, `T_UPDATE` 15 ms.
+fn pie(queue: &Table<'_>, p: &Entry) -> Result<Pie, Diag> {
+    let example = "{ target = \"15ms\", tupdate = \"15ms\" }";
+    let p = sub_table(queue, p, &["target", "tupdate"], example)?;
+    let target = match p.get("target") {
+        Some(e) => p.positive_duration(e, "15ms")?,
+        None => Duration::from_millis(15),
+    };
+    let tupdate = match p.get("tupdate") {
+        Some(e) => p.positive_duration(e, "15ms")?,
+        None => Duration::from_millis(15),
+    };
+    Ok(Pie { target, tupdate })
+}
+
+/// A policer's rate and bucket; the bucket must hold at least one packet of the link's MTU, or
+/// nothing would ever pass.
+fn police(link: &Table<'_>, e: &Entry, mtu: u16) -> Result<Policer, Diag> {
+    let example = "{ rate = \"8Mbit\", burst = \"60KB\" }";
+    let t = sub_table(link, e, &["rate", "burst"], example)?;
+    let r = t.required("rate", "the policed rate, e.g. \"8Mbit\"")?;
+    let rate = t.rate(r)?;
+    let b = t.required("burst", "the bucket size, e.g. \"60KB\"")?;
+    let burst = t.bytes(b, "a bucket of at least one packet, such as \"60KB\"")?;
+    if burst.0 < u64::from(mtu) {
+        return Err(t.diag(
+            b.value.at,
+            format!(
+                "burst = {} is smaller than one {mtu}-byte packet, so nothing would pass; \
+                 expected at least the MTU, such as \"60KB\"",
+                b.value.render()
+            ),
+        ));
+    }
+    Ok(Policer { rate, burst })
 }
 
 fn ecn(link: &Table<'_>, e: &Entry) -> Result<EcnMarking, Diag> {

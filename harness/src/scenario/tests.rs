@@ -92,7 +92,8 @@ fn parses_a_valid_scenario() {
             loss: LossModel::Bernoulli { rate: 0.001 },
             reverse_loss: LossModel::None,
             trace: None,
-            codel: None,
+            aqm: None,
+            police: None,
             ecn: None,
             jitter: None,
             reorder: None,
@@ -368,7 +369,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("rate = \"100Mbit\"", "rat = \"100Mbit\"")),
         "scenarios/x.toml:13:1: unknown key \"rat\" in [[link]] \"bottleneck\"; expected one of: \
-         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder (did you mean \"rate\"?)"
+         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder, police (did you mean \"rate\"?)"
     );
     assert_eq!(
         err(&edit(
@@ -392,7 +393,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("name = \"access\"\n", "").replacen("delay = \"1ms\"", "dealy = \"1ms\"", 1)),
         "scenarios/x.toml:7:1: unknown key \"dealy\" in [[link]] 0; expected one of: \
-         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder (did you mean \"delay\"?)"
+         name, rate, delay, queue, loss, reverse_loss, ecn, jitter, reorder, police (did you mean \"delay\"?)"
     );
 }
 
@@ -990,11 +991,11 @@ fn link_conditions_parse() {
     assert_eq!(l.rate, BitRate(18_000_000));
     assert_eq!(l.queue, 1000);
     assert_eq!(
-        l.codel,
-        Some(CoDel {
+        l.aqm.map(|a| a.kind),
+        Some(AqmKind::CoDel(CoDel {
             target: Duration::from_millis(5),
             interval: Duration::from_millis(100)
-        })
+        }))
     );
     assert_eq!(l.ecn, Some(EcnMarking { threshold: 20 }));
     assert_eq!(
@@ -1016,10 +1017,13 @@ fn link_conditions_parse() {
         "1\n",
     );
     assert_eq!(
-        s.unwrap().links[1].codel,
-        Some(CoDel {
-            target: Duration::from_millis(5),
-            interval: Duration::from_millis(100)
+        s.unwrap().links[1].aqm,
+        Some(Aqm {
+            kind: AqmKind::CoDel(CoDel {
+                target: Duration::from_millis(5),
+                interval: Duration::from_millis(100)
+            }),
+            ecn: false
         })
     );
 }
@@ -1062,6 +1066,82 @@ fn bad_link_conditions_name_file_line_and_key() {
 }
 
 #[test]
+fn pie_ecn_and_a_policer_parse_with_the_rfc_defaults() {
+    let (_dir, s) = with_link_lines(
+        "rate = \"50Mbit\"\nqueue = { limit = 100, pie = {}, ecn = true }\npolice = { rate = \"8Mbit\", burst = \"60KB\" }\n",
+        "1\n",
+    );
+    let l = &s.unwrap().links[1];
+    assert_eq!(
+        l.aqm,
+        Some(Aqm {
+            kind: AqmKind::Pie(Pie {
+                target: Duration::from_millis(15),
+                tupdate: Duration::from_millis(15)
+            }),
+            ecn: true
+        })
+    );
+    assert_eq!(
+        l.police,
+        Some(Policer {
+            rate: BitRate(8_000_000),
+            burst: Bytes(60_000)
+        })
+    );
+}
+
+#[test]
+fn bad_aqm_and_policer_values_name_file_line_and_key() {
+    let bad = |lines: &str| {
+        let (dir, r) = with_link_lines(lines, "1\n");
+        let e = r.expect_err("expected an error");
+        e.replace(&dir.path().display().to_string(), "DIR")
+    };
+    let cases = [
+        (
+            "queue = { limit = 10, pie = { target = \"0ms\" } }\n",
+            "pie: target must be longer than 0s",
+        ),
+        (
+            "queue = { limit = 10, pie = { tupdate = \"0ms\" } }\n",
+            "pie: tupdate must be longer than 0s",
+        ),
+        (
+            "queue = { limit = 10, pie = { alpha = 1 } }\n",
+            "unknown key \"alpha\"",
+        ),
+        (
+            "queue = { limit = 10, pie = {}, codel = {} }\n",
+            "one AQM: codel or pie, not both",
+        ),
+        (
+            "queue = { limit = 10, ecn = true }\n",
+            "ecn = true marks where an AQM would drop",
+        ),
+        (
+            "queue = { limit = 10, codel = {}, ecn = 1 }\n",
+            "true or false",
+        ),
+        (
+            "queue = 10\npolice = { rate = \"0Mbit\", burst = \"60KB\" }\n",
+            "rate = \"0Mbit\" is zero",
+        ),
+        (
+            "queue = 10\npolice = { rate = \"8Mbit\", burst = \"1KB\" }\n",
+            "smaller than one 1500-byte packet",
+        ),
+        ("queue = 10\npolice = { rate = \"8Mbit\" }\n", "burst"),
+    ];
+    for (lines, expected) in cases {
+        let e = bad(&format!("rate = \"1Mbit\"\n{lines}"));
+        assert!(e.starts_with("DIR/x.toml:1"), "{e}");
+        assert!(e.contains("\"bottleneck\""), "{e}");
+        assert!(e.contains(expected), "{lines}: {e}");
+    }
+}
+
+#[test]
 fn overrides_set_link_conditions_whole() {
     let s = with(&[
         "link.bottleneck.ecn={ threshold = 12 }",
@@ -1071,7 +1151,10 @@ fn overrides_set_link_conditions_whole() {
     let l = &s.links[1];
     assert_eq!(l.ecn, Some(EcnMarking { threshold: 12 }));
     assert_eq!(l.queue, 300);
-    assert_eq!(l.codel.unwrap().target, Duration::from_millis(2));
+    assert!(matches!(
+        l.aqm.unwrap().kind,
+        AqmKind::CoDel(CoDel { target, .. }) if target == Duration::from_millis(2)
+    ));
     assert_eq!(l.reorder.unwrap().probability, 0.02);
     let e = with_err(&["link.bottleneck.reorder={ probability = 2, displacement = \"4ms\" }"]);
     assert!(
