@@ -110,12 +110,6 @@ impl ShortQueueAlgorithm {
         self.discriminator.classifier().path()
     }
 
-    /// The bytes the path delivers per minimum RTT: the window that fills the pipe and leaves
-    /// no queue.
-    fn pipe(&self) -> u64 {
-        (self.path().bottleneck_rate() * self.path().min_rtt().as_secs_f64()) as u64
-    }
-
     /// The end of a round: whose queue it is, and, when it is the flow's own and slow start is
     /// over, FAST's window update.
     fn on_round_end(&mut self) {
@@ -176,6 +170,9 @@ impl ShortQueueAlgorithm {
         let alpha = target.as_secs_f64() * self.path().peak_rate();
         let aim = cwnd * min_rtt / (min_rtt + queue.as_secs_f64()) + alpha;
         let mut next = (cwnd + (aim - cwnd) / 2.0).min(2.0 * cwnd);
+        // Where a rate limit has been found, the window probes above it by a target a round at
+        // most, however empty the queue (the policer has none).
+        let limit = self.classifier().rate_limit().map(|l| l as f64);
         let peak_pipe = self.path().peak_rate() * min_rtt;
         if queue < target && cwnd < peak_pipe {
             // Below a window the path has carried without a queue: FAST would add only alpha a
@@ -183,19 +180,25 @@ impl ShortQueueAlgorithm {
             // by a quarter a round, never past it.
             next = next.max((cwnd * REFILL_GROWTH).min(peak_pipe));
         }
+        if let Some(limit) = limit {
+            next = next.min(limit.max(cwnd));
+        }
         self.window.resize(next as u64);
     }
 
-    fn reduce(&mut self, event: &CongestionEvent) {
+    fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
         if event.is_ecn() {
             self.window.reduce(event.now, self.ecn_beta);
             return;
         }
         let cwnd = self.window.cwnd();
-        let pipe = self.pipe();
         match (self.classifier().last_cause(), self.owner) {
-            // A policer: back to the rate it passes.
-            (Some(LossCause::Rate), _) => self.window.reduce_to(event.now, pipe.min(cwnd)),
+            // A policer: back to what it passes, the part of the window that was not lost (never
+            // below NewReno's cut).
+            (Some(LossCause::Rate), _) => {
+                let _ = losses_in_window;
+                self.window.reduce(event.now, self.beta);
+            }
             // The flow's own queue overflowed (or met an AQM): take out the queue the lost
             // packet met, which keeps the pipe full (never below NewReno's cut).
             (_, QueueOwner::Own { .. }) => {
@@ -257,7 +260,7 @@ impl Algorithm for ShortQueueAlgorithm {
             self.window.collapse(event.now, self.beta);
             true
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
-            self.reduce(event);
+            self.reduce(event, evidence.losses_in_window);
             true
         } else {
             false

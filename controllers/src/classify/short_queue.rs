@@ -26,11 +26,17 @@ const TARGET_PACKETS: f64 = 2.0;
 const QUINN_ACKED_PER_FRAME: f64 = 2.0;
 /// Weight of a frame in the average of packets acknowledged per frame.
 const ACKED_PER_FRAME_GAIN: f64 = 1.0 / 16.0;
-/// A window this much above what the path delivers in a round trip, with no queue to hold the
-/// rest: the excess is being dropped by something that does not queue (a policer). Not read in
-/// slow start, where the delivery rate lags the window by a round and the first rounds' rates
-/// are the initial window's; a policer that stops slow start shows as half the window lost.
-const RATE_EXCESS: f64 = 1.15;
+/// The share of a window lost, with no queue, beyond which the losses are not a channel's: a
+/// policer drops whatever exceeds its rate, so its loss rate grows with the window, while the
+/// lossiest channel the scoreboard measures loses 3 % (RFC 8085 section 3.1.10's circuit
+/// breaker, and BBRv3's loss ceiling, are the same idea: a loss rate far above the path's
+/// normal is a limit, not noise). A fifth: a Gilbert-Elliott channel's bursts rarely reach it.
+/// At least `MIN_RATE_LOSSES` packets, so that a small window's
+/// unlucky round is not a policer.
+const RATE_LOSS_SHARE: u64 = 5;
+/// Rounds a found rate limit is remembered after the last loss that showed it.
+const RATE_LIMIT_ROUNDS: u64 = 16;
+const MIN_RATE_LOSSES: u64 = 4;
 
 /// What made a loss congestion, for the response: a queue is answered as NewReno answers it
 /// (multiplicative decrease), a rate limit by falling back to the rate the path delivers.
@@ -38,7 +44,7 @@ const RATE_EXCESS: f64 = 1.15;
 pub enum LossCause {
     /// The lost packet met a standing queue above the guard, or half the window was lost.
     Queue,
-    /// The window is well beyond what the path delivers per round trip, with no queue.
+    /// More of the window lost than a channel loses, with no queue: a rate limit (a policer).
     Rate,
     /// A channel loss: the queue was short and the window within what the path delivers.
     Random,
@@ -288,9 +294,8 @@ impl PathModel {
 }
 
 /// `discern`'s classifier for a short queue: a loss is congestion when the packets around it met
-/// a queue above [`PathModel::guard`], or when the window is well beyond what the path delivers
-/// with no queue to hold the excess (a policer), or when half the window was lost; random
-/// otherwise.
+/// a queue above [`PathModel::guard`], or when more than a tenth of the window was lost with no
+/// queue (a policer), or when half the window was lost; random otherwise.
 ///
 /// The guard is quicly's (h2o/quicly issue 687: congestion once the RTT exceeds `min RTT + 5 ms`),
 /// scaled for slow links: a flow that keeps its own queue at a couple of packets sees channel
@@ -303,6 +308,13 @@ pub struct ShortQueue {
     marks_ce: bool,
     last_cause: Option<LossCause>,
     last_queue_met: Duration,
+    /// The window, in packets, at which a rate limit was found (what passed of the window whose
+    /// losses exceeded a channel's), and the round it was last seen. The window rises by the
+    /// target's worth of packets a round, no faster (the flow probes above it, as BBRv3 does
+    /// above `inflight_hi`); while it is remembered, every loss with the queue short is the
+    /// limit's: a policer drops what exceeds it, and the flow answers as NewReno does.
+    rate_limit: Option<(f64, u64)>,
+    rounds_seen: u64,
 }
 
 impl ShortQueue {
@@ -321,6 +333,19 @@ impl ShortQueue {
         self.last_cause
     }
 
+    /// The window, in bytes, at which a rate limit (a policer) was last found, raised by the
+    /// target's worth of bytes a round since.
+    pub fn rate_limit(&self) -> Option<u64> {
+        self.rate_limit
+            .map(|(packets, _)| (packets * self.path.mss as f64) as u64)
+    }
+
+    /// The target's worth of packets: how far a round may probe above a rate limit.
+    fn target_packets(&self) -> f64 {
+        let bytes = self.path.target().as_secs_f64() * self.path.peak_rate();
+        (bytes / self.path.mss.max(1) as f64).max(1.0)
+    }
+
     fn judge(
         &self,
         event: &CongestionEvent,
@@ -336,10 +361,11 @@ impl ShortQueue {
         if queue >= self.path.guard() {
             return (LossCause::Queue, "queue above the guard");
         }
-        let pipe_packets = self.path.pipe_bytes() as f64 / self.path.mss.max(1) as f64;
-        let beyond = event.window_packets as f64 > RATE_EXCESS * pipe_packets + 2.0;
-        if !event.in_slow_start && pipe_packets > 0.0 && beyond {
-            return (LossCause::Rate, "window beyond the delivery rate");
+        if losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES) {
+            return (LossCause::Rate, "loss rate beyond a channel's");
+        }
+        if self.rate_limit.is_some() {
+            return (LossCause::Rate, "a rate limit this path has shown");
         }
         (LossCause::Random, "queue below the guard")
     }
@@ -352,6 +378,16 @@ impl Classifier for ShortQueue {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.path.on_ack_batch(batch);
+        if self.path.rounds() != self.rounds_seen {
+            self.rounds_seen = self.path.rounds();
+            let step = self.target_packets();
+            if let Some((limit, seen)) = &mut self.rate_limit {
+                *limit += step;
+                if self.rounds_seen.saturating_sub(*seen) > RATE_LIMIT_ROUNDS {
+                    self.rate_limit = None;
+                }
+            }
+        }
     }
 
     fn on_ecn_mark(&mut self, _event: &CongestionEvent) {
@@ -364,6 +400,10 @@ impl Classifier for ShortQueue {
             .queue_met_at(event.sent)
             .unwrap_or_else(|| event.rtt.queueing());
         let (cause, reason) = self.judge(event, losses_in_window, queue);
+        if cause == LossCause::Rate {
+            let passed = event.window_packets.saturating_sub(losses_in_window);
+            self.rate_limit = Some((passed.max(2) as f64, self.path.rounds()));
+        }
         self.last_cause = Some(cause);
         self.last_queue_met = queue;
         let verdict = match cause {
