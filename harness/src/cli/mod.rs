@@ -639,9 +639,17 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let plan = crate::score::plan(&controllers, &seeds);
     let total = plan.len();
     let part = args.shard.unwrap_or(Shard::ALL);
+    // A job whose scenario cannot be built (a capacity trace not where the class looks) fails
+    // alone, named in the failures, while the other classes run.
     let mut jobs = Vec::new();
+    let mut unbuilt = std::collections::HashMap::new();
     for (i, job) in plan.iter().enumerate().filter(|(i, _)| part.contains(*i)) {
-        jobs.push(((i, job.clone()), job.scenario()?));
+        match job.scenario() {
+            Ok(scenario) => jobs.push(((i, job.clone()), scenario)),
+            Err(e) => {
+                unbuilt.insert(i, format!("{e:#}"));
+            }
+        }
     }
     let runs_dir = args.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
@@ -657,8 +665,20 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         r?;
         Ok(out.summary.clone())
     };
-    let outcomes = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    let mut ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep).into_iter();
     bar.finish_and_clear();
+    let (part_jobs, outcomes): (Vec<(usize, crate::score::Job)>, Vec<crate::score::Outcome>) = plan
+        .iter()
+        .cloned()
+        .enumerate()
+        .filter(|(i, _)| part.contains(*i))
+        .map(|(i, job)| {
+            let outcome = unbuilt
+                .remove(&i)
+                .map_or_else(|| ran.next().expect("every built job ran"), Err);
+            ((i, job), outcome)
+        })
+        .unzip();
     let manifest = Manifest {
         command: "score".into(),
         version: shard::version(),
@@ -669,10 +689,10 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         })?,
         shard: part.to_string(),
         total,
-        runs: jobs
+        runs: part_jobs
             .iter()
             .zip(&outcomes)
-            .map(|(((i, job), _), o)| {
+            .map(|((i, job), o)| {
                 Ok(ManifestRun {
                     index: *i,
                     dir: job.dir_name(*i, total),
@@ -688,7 +708,7 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         outln!(
             "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
              shards' folders for the scoreboard",
-            jobs.len(),
+            part_jobs.len(),
             args.out.display()
         )?;
         return Ok(if failed > 0 {
@@ -709,7 +729,7 @@ fn finish_score(
 ) -> anyhow::Result<ExitCode> {
     let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
     let files = crate::score::write(dir, &board)?;
-    out!("{}", board.table().render())?;
+    out!("{}", board.tables())?;
     out!("{}", board.footer())?;
     let names: Vec<String> = files
         .iter()
