@@ -100,8 +100,8 @@ fn alone_columns(class: &PathClass) -> Vec<Column> {
     cols
 }
 
-/// Against a peer: what the peer kept; with random loss the link's efficiency, on an AQM the
-/// queue drops against the peer's own kind.
+/// Against a peer: what the peer kept; with random loss the link's efficiency, in the AQM and
+/// queue-size family the queue drops against the peer's own kind.
 fn against_columns(class: &PathClass, peer: &str) -> Vec<Column> {
     let mut cols = vec![Column::of(
         class,
@@ -123,7 +123,7 @@ fn against_columns(class: &PathClass, peer: &str) -> Vec<Column> {
             ),
         ));
     }
-    if class.is_managed() {
+    if class.family == Family::Queue {
         cols.push(Column::of(
             class,
             "drops×ref",
