@@ -610,11 +610,13 @@ struct ScoreSpec {
     seeds: Vec<u64>,
 }
 
-/// Every class's scenario text: what a score manifest's hash covers.
+/// Every class's scenario text: what a score manifest's hash covers. Capacity traces are named
+/// in a fixed folder, so that shards run where the traces lie elsewhere still merge.
 fn score_text() -> Vec<u8> {
+    let traces = Path::new("TRACES");
     crate::score::classes::CLASSES
         .iter()
-        .flat_map(|c| c.scenario_toml("ID", 0, false).into_bytes())
+        .flat_map(|c| c.scenario_toml_in("ID", 0, false, traces).into_bytes())
         .collect()
 }
 
