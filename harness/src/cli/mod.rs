@@ -620,6 +620,39 @@ fn score_text() -> Vec<u8> {
         .collect()
 }
 
+/// A scoreboard job with its place in the plan, and its scenario or why it cannot be built.
+type ScorePartJob = ((usize, crate::score::Job), Result<Scenario, String>);
+
+/// The jobs of `part` of the plan. A job whose scenario cannot be built (a capacity trace not
+/// where the class looks) fails alone, named in the failures, while the other classes run.
+fn score_part(plan: &[crate::score::Job], part: Shard) -> Vec<ScorePartJob> {
+    plan.iter()
+        .enumerate()
+        .filter(|(i, _)| part.contains(*i))
+        .map(|(i, job)| {
+            (
+                (i, job.clone()),
+                job.scenario().map_err(|e| format!("{e:#}")),
+            )
+        })
+        .collect()
+}
+
+/// The part's outcomes in its order: those of the jobs that ran (`ran`, in order), and the
+/// errors of those that could not be built.
+fn with_unbuilt(
+    part: &[ScorePartJob],
+    ran: Vec<crate::score::Outcome>,
+) -> Vec<crate::score::Outcome> {
+    let mut ran = ran.into_iter();
+    part.iter()
+        .map(|(_, scenario)| match scenario {
+            Ok(_) => ran.next().expect("every job with a scenario ran"),
+            Err(e) => Err(e.clone()),
+        })
+        .collect()
+}
+
 fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let mut controllers = Vec::new();
     for list in &args.controller {
@@ -641,18 +674,11 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let plan = crate::score::plan(&controllers, &seeds);
     let total = plan.len();
     let part = args.shard.unwrap_or(Shard::ALL);
-    // A job whose scenario cannot be built (a capacity trace not where the class looks) fails
-    // alone, named in the failures, while the other classes run.
-    let mut jobs = Vec::new();
-    let mut unbuilt = std::collections::HashMap::new();
-    for (i, job) in plan.iter().enumerate().filter(|(i, _)| part.contains(*i)) {
-        match job.scenario() {
-            Ok(scenario) => jobs.push(((i, job.clone()), scenario)),
-            Err(e) => {
-                unbuilt.insert(i, format!("{e:#}"));
-            }
-        }
-    }
+    let part_jobs = score_part(&plan, part);
+    let jobs: Vec<_> = part_jobs
+        .iter()
+        .filter_map(|(job, s)| s.as_ref().ok().map(|s| (job.clone(), s.clone())))
+        .collect();
     let runs_dir = args.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
@@ -667,20 +693,9 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         r?;
         Ok(out.summary.clone())
     };
-    let mut ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep).into_iter();
+    let ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
     bar.finish_and_clear();
-    let (part_jobs, outcomes): (Vec<(usize, crate::score::Job)>, Vec<crate::score::Outcome>) = plan
-        .iter()
-        .cloned()
-        .enumerate()
-        .filter(|(i, _)| part.contains(*i))
-        .map(|(i, job)| {
-            let outcome = unbuilt
-                .remove(&i)
-                .map_or_else(|| ran.next().expect("every built job ran"), Err);
-            ((i, job), outcome)
-        })
-        .unzip();
+    let outcomes = with_unbuilt(&part_jobs, ran);
     let manifest = Manifest {
         command: "score".into(),
         version: shard::version(),
@@ -694,7 +709,7 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         runs: part_jobs
             .iter()
             .zip(&outcomes)
-            .map(|((i, job), o)| {
+            .map(|(((i, job), _), o)| {
                 Ok(ManifestRun {
                     index: *i,
                     dir: job.dir_name(*i, total),
