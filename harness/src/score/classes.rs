@@ -95,7 +95,7 @@ impl Queue {
     }
 }
 
-/// CoDel with RFC 8289's defaults (5 ms target, 100 ms interval, section 4.2) on a queue long
+/// CoDel with RFC 8289's defaults (100 ms interval, 5 ms target: sections 4.2, 4.3) on a queue long
 /// enough never to overflow at the classes' rates, so that CoDel makes every queue drop.
 const CODEL: Queue = Queue::Managed {
     limit: 1000,

@@ -108,9 +108,9 @@ impl Serialize for Figure {
     }
 }
 
-/// The queueing delay a flow alone may add: `max(10 ms, RTT / 4)`. A quarter of the base RTT is
-/// what a window of 1.25 BDP queues; 10 ms keeps the budget of short paths above what a few
-/// packets of jitter or one burst of ACKs add.
+/// The queueing delay a flow alone may add: `max(10 ms, base RTT / 4)`. A quarter of the base
+/// RTT is what a window of 1.25 BDP queues; the 10 ms floor leaves short paths room for the few
+/// packets a window-based sender always has in the queue.
 pub fn queue_budget_s(class: &PathClass) -> f64 {
     (0.25 * class.base_rtt_s()).max(0.010)
 }
@@ -257,8 +257,8 @@ impl SeedValues {
     }
 }
 
-/// The controller whose queue drops and delay a flow alone on an AQM or a policer is compared
-/// with: the classic AIMD response the AQM literature tunes for.
+/// The controller whose queue drops a flow alone on an AQM or a policer is compared with: the
+/// Reno response (RFC 5681) AQMs are designed around.
 pub const DROPS_REFERENCE: &str = "newreno";
 
 /// `a / b`, defined when `b` is positive.
