@@ -3,8 +3,10 @@
 
   sweep-runs   `discern sweep scenarios/quick.toml --runs 10 --controller newreno,quinn-bbr
                --baseline newreno`: the printed table (means, 95 % intervals, paired ratio)
-  scoreboard   `discern score --runs N` over the default controllers: one row per controller from
-               score.csv, and the heatmap copied to docs/results/score.png
+  scoreboard   `discern score --runs N` over the default controllers: three tables (random loss,
+               sharing a bottleneck, AQM and queue size; the families of score.json's classes),
+               one row per controller from score.csv, and the heatmap copied to
+               docs/results/score.png
   sim-speed    the simulator speed table of `cargo test --release -p quinn-discern-harness
                --test sim_speed -- --ignored --nocapture`
 
@@ -15,10 +17,12 @@ controller (between its `discern-*` markers), from the same score.csv, and its g
     scripts/readme_eval.py                    # all three, 10 seeds (minutes on 2 cores)
     scripts/readme_eval.py --only sweep-runs --runs 5
     scripts/readme_eval.py --only scoreboard --reuse   # re-tabulate out/readme-eval/score
+    scripts/readme_eval.py --only scoreboard --from out/score --print   # show, write nothing
 """
 
 import argparse
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -66,39 +70,73 @@ def cell(row, scale=1.0, digits=2):
     return f"{mean:.{digits}f} ± {half:.{digits}f}"
 
 
+# The printed scoreboard's tables, one per family of classes, as `discern score` prints them.
+FAMILIES = ["random loss", "sharing a bottleneck", "AQM and queue size"]
+
+
+def family_columns(rows, classes, family):
+    """(class, figure, header) of one family's table: the pooled random-loss figures first, then
+    each class's headline figures, in the class table's order."""
+    figures = {(r["class"], r["figure"]) for r in rows}
+    columns = []
+    if family == FAMILIES[0]:
+        columns = [(POOLED, "efficiency", "efficiency"), (POOLED, "vs_quinn_bbr", "× quinn-bbr"),
+                   (POOLED, "random_as_random", "rnd→rnd"),
+                   (POOLED, "queue_delay_p95_s", "p95 queue ms"),
+                   (POOLED, "queue_p95_vs_budget", "p95 / budget")]
+    for c in classes:
+        cid = c["id"]
+        if c["family"] != family or c["pooled"]:
+            continue
+        if (cid, "jain") in figures:
+            wanted = [("jain", "Jain"), ("congestion_as_congestion", "cong→cong")]
+        elif (cid, "peer_kept") in figures:
+            wanted = [("peer_kept", "kept"), ("link_efficiency", "link eff"),
+                      ("queue_drops_vs_reference", "drops × ref")]
+            if family != FAMILIES[2]:
+                wanted.pop()
+        else:
+            wanted = [("efficiency", "eff"), ("queue_p95_vs_budget", "p95 / budget"),
+                      ("queue_drops_vs_reference", "drops × ref")]
+        columns += [(cid, f, f"{h} {cid}") for f, h in wanted if (cid, f) in figures]
+    return columns
+
+
+def family_table(rows, classes, family):
+    by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
+    controllers = list(dict.fromkeys(r["controller"] for r in rows))
+    columns = family_columns(rows, classes, family)
+    lines = ["| controller | " + " | ".join(h for _, _, h in columns) + " |",
+             "|---|" + "---|" * len(columns)]
+    for ctl in controllers:
+        cells = [cell(by.get((ctl, c, f)), 1e3, 1) if f == "queue_delay_p95_s"
+                 else cell(by.get((ctl, c, f))) for c, f, _ in columns]
+        lines.append(f"| `{ctl}` | " + " | ".join(cells) + " |")
+    return lines
+
+
 def scoreboard(args):
     out = Path(args.from_dir) if args.from_dir else Path(args.out) / "score"
     if not (args.reuse or args.from_dir):
         run([BINARY, "score", "--runs", str(args.runs), "--jobs", str(args.jobs), "--out",
              str(out)], stdout=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
+    classes = json.load(open(out / "score.json"))["classes"]
     results = ROOT / "docs" / "RESULTS.md"
-    for marker, text in discern_sections(rows, args.runs).items():
-        replace_between(results, marker, text)
-    print("docs/RESULTS.md: discern tables updated", file=sys.stderr)
-    by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
-    controllers = list(dict.fromkeys(r["controller"] for r in rows))
-    classes = list(dict.fromkeys(r["class"] for r in rows if r["class"] != POOLED))
-    columns = [(POOLED, "efficiency", "efficiency"), (POOLED, "vs_quinn_bbr", "× quinn-bbr"),
-               (POOLED, "random_as_random", "rnd→rnd")]
-    for c in classes:
-        figures = {r["figure"] for r in rows if r["class"] == c}
-        if "jain" in figures:
-            columns.append((c, "jain", f"Jain {c}"))
-            columns.append((c, "congestion_as_congestion", f"cong→cong {c}"))
-        elif "peer_kept" in figures:
-            columns.append((c, "peer_kept", f"kept {c}"))
-    columns.append((POOLED, "queue_delay_p95_s", "p95 queue ms"))
+    for marker, text in discern_sections(rows, classes, args.runs).items():
+        if args.print:
+            print(f"<!-- {marker} -->\n{text}\n")
+        else:
+            replace_between(results, marker, text)
+    if not args.print:
+        print("docs/RESULTS.md: discern tables updated", file=sys.stderr)
     lines = [f"n = {args.runs} seeds per class; mean ± 95 % CI (Student's t). "
-             "Definitions: [docs/evaluation.md](docs/evaluation.md).", "",
-             "| controller | " + " | ".join(h for _, _, h in columns) + " |",
-             "|---|" + "---|" * len(columns)]
-    for ctl in controllers:
-        cells = [cell(by.get((ctl, c, f)), 1e3, 1) if f == "queue_delay_p95_s"
-                 else cell(by.get((ctl, c, f))) for c, f, _ in columns]
-        lines.append(f"| `{ctl}` | " + " | ".join(cells) + " |")
-    (ROOT / "docs" / "results").mkdir(parents=True, exist_ok=True)
-    shutil.copy(out / "score.png", ROOT / "docs" / "results" / "score.png")
+             "Definitions: [docs/evaluation.md](docs/evaluation.md)."]
+    for family in FAMILIES:
+        lines += ["", f"**{family}**", ""] + family_table(rows, classes, family)
+    if not args.print:
+        (ROOT / "docs" / "results").mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / "score.png", ROOT / "docs" / "results" / "score.png")
     return "\n".join(lines)
 
 
@@ -136,13 +174,13 @@ GOALS = [
 ]
 
 
-def discern_sections(rows, runs):
+def discern_sections(rows, families, runs):
     by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
     controllers = list(dict.fromkeys(r["controller"] for r in rows))
     classes = list(dict.fromkeys(r["class"] for r in rows if r["class"] != POOLED))
-    random = [c for c in classes if (controllers[0], c, "efficiency") in by]
+    random = [c["id"] for c in families if c["pooled"]]
     lossless_random = [c for c in random if not c.startswith("ecn")]
-    shared = [c for c in classes if c not in random]
+    shared = [c["id"] for c in families if c["family"] == FAMILIES[1]]
     head = f"n = {runs} seeds per class; mean ± 95 % CI (Student's t)."
 
     def table(columns, value):
@@ -204,12 +242,18 @@ def main():
     ap.add_argument("--from", dest="from_dir", help="an existing `discern score` output folder")
     ap.add_argument("--reuse", action="store_true",
                     help="scoreboard: tabulate the last run's score.csv instead of running it")
+    ap.add_argument("--print", action="store_true",
+                    help="print the generated blocks instead of writing README.md, "
+                         "docs/RESULTS.md and docs/results/score.png")
     args = ap.parse_args()
     run(["cargo", "build", "--release", "-q", "-p", "quinn-discern-harness"])
     readme = ROOT / "README.md"
     for marker, make in [("sweep-runs", sweep_runs), ("scoreboard", scoreboard),
                          ("sim-speed", sim_speed)]:
         if args.only in (None, marker):
+            if args.print:
+                print(f"<!-- {marker} -->\n{make(args)}\n")
+                continue
             replace_between(readme, marker, make(args))
             print(f"README.md: {marker} updated", file=sys.stderr)
 

@@ -610,11 +610,46 @@ struct ScoreSpec {
     seeds: Vec<u64>,
 }
 
-/// Every class's scenario text: what a score manifest's hash covers.
+/// Every class's scenario text: what a score manifest's hash covers. Capacity traces are named
+/// in a fixed folder, so that shards run where the traces lie elsewhere still merge.
 fn score_text() -> Vec<u8> {
+    let traces = Path::new("TRACES");
     crate::score::classes::CLASSES
         .iter()
-        .flat_map(|c| c.scenario_toml("ID", 0, false).into_bytes())
+        .flat_map(|c| c.scenario_toml_in("ID", 0, false, traces).into_bytes())
+        .collect()
+}
+
+/// A scoreboard job with its place in the plan, and its scenario or why it cannot be built.
+type ScorePartJob = ((usize, crate::score::Job), Result<Scenario, String>);
+
+/// The jobs of `part` of the plan. A job whose scenario cannot be built (a capacity trace not
+/// where the class looks) fails alone, named in the failures, while the other classes run.
+fn score_part(plan: &[crate::score::Job], part: Shard) -> Vec<ScorePartJob> {
+    plan.iter()
+        .enumerate()
+        .filter(|(i, _)| part.contains(*i))
+        .map(|(i, job)| {
+            (
+                (i, job.clone()),
+                job.scenario().map_err(|e| format!("{e:#}")),
+            )
+        })
+        .collect()
+}
+
+/// The part's outcomes in its order: those of the jobs that ran (`ran`, in order), and the
+/// errors of those that could not be built.
+fn with_unbuilt(
+    part: &[ScorePartJob],
+    ran: Vec<crate::score::Outcome>,
+) -> Vec<crate::score::Outcome> {
+    let mut ran = ran.into_iter();
+    part.iter()
+        .map(|(_, scenario)| match scenario {
+            Ok(_) => ran.next().expect("every job with a scenario ran"),
+            Err(e) => Err(e.clone()),
+        })
         .collect()
 }
 
@@ -639,10 +674,11 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let plan = crate::score::plan(&controllers, &seeds);
     let total = plan.len();
     let part = args.shard.unwrap_or(Shard::ALL);
-    let mut jobs = Vec::new();
-    for (i, job) in plan.iter().enumerate().filter(|(i, _)| part.contains(*i)) {
-        jobs.push(((i, job.clone()), job.scenario()?));
-    }
+    let part_jobs = score_part(&plan, part);
+    let jobs: Vec<_> = part_jobs
+        .iter()
+        .filter_map(|(job, s)| s.as_ref().ok().map(|s| (job.clone(), s.clone())))
+        .collect();
     let runs_dir = args.out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
@@ -657,8 +693,9 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         r?;
         Ok(out.summary.clone())
     };
-    let outcomes = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    let ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
     bar.finish_and_clear();
+    let outcomes = with_unbuilt(&part_jobs, ran);
     let manifest = Manifest {
         command: "score".into(),
         version: shard::version(),
@@ -669,7 +706,7 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         })?,
         shard: part.to_string(),
         total,
-        runs: jobs
+        runs: part_jobs
             .iter()
             .zip(&outcomes)
             .map(|(((i, job), _), o)| {
@@ -688,7 +725,7 @@ fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         outln!(
             "shard {part}: {} of {total} runs ({failed} failed) in {}; `discern merge` the \
              shards' folders for the scoreboard",
-            jobs.len(),
+            part_jobs.len(),
             args.out.display()
         )?;
         return Ok(if failed > 0 {
@@ -709,7 +746,7 @@ fn finish_score(
 ) -> anyhow::Result<ExitCode> {
     let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
     let files = crate::score::write(dir, &board)?;
-    out!("{}", board.table().render())?;
+    out!("{}", board.tables())?;
     out!("{}", board.footer())?;
     let names: Vec<String> = files
         .iter()

@@ -1,5 +1,6 @@
 //! The scoreboard's matrix of path classes: one row per class in [`CLASSES`], so a new class is
-//! one more row, with any further link keys (ECN marking, CoDel) in `link_extra`.
+//! one more row, with any further link keys (ECN marking, jitter, a policer) in `link_extra`,
+//! queue disciplines in [`Queue::Managed`] and flow keys (ACK frequency) in `flow_extra`.
 //!
 //! The classes are the controller benchmark's paths, and the behaviour tests run them too. The
 //! durations are short, so that ten seeds of every default
@@ -8,6 +9,22 @@
 //! NewReno pairs to converge from their slow-start overshoot on a 40 ms path).
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the folder that holds the capacity traces of the LTE classes.
+pub const TRACES_ENV: &str = "DISCERN_TRACES";
+/// Where the traces are when [`TRACES_ENV`] is not set, relative to the working directory: the
+/// shared folder beside the repository (the project does not carry copies of them).
+pub const TRACES_DEFAULT: &str = "../shared/traces";
+
+/// The folder of capacity traces: `$DISCERN_TRACES`, else [`TRACES_DEFAULT`], made absolute
+/// against the working directory so that the scenario text names the file wherever it is parsed.
+pub fn traces_dir() -> PathBuf {
+    let dir = std::env::var_os(TRACES_ENV)
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| PathBuf::from(TRACES_DEFAULT), PathBuf::from);
+    std::path::absolute(&dir).unwrap_or(dir)
+}
 
 /// The bottleneck's random loss model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -46,6 +63,45 @@ impl Loss {
     }
 }
 
+/// The bottleneck's queue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Queue {
+    /// A drop-tail queue of `packets`.
+    DropTail { packets: u32 },
+    /// An active queue manager on a queue of `limit` packets; `discipline` is its key in the
+    /// link's `queue` table, e.g. `codel = {}`.
+    Managed {
+        limit: u32,
+        discipline: &'static str,
+    },
+}
+
+impl Queue {
+    /// The queue's capacity in packets.
+    pub fn packets(self) -> u32 {
+        match self {
+            Queue::DropTail { packets } => packets,
+            Queue::Managed { limit, .. } => limit,
+        }
+    }
+
+    fn toml(self) -> String {
+        match self {
+            Queue::DropTail { packets } => packets.to_string(),
+            Queue::Managed { limit, discipline } => {
+                format!("{{ limit = {limit}, {discipline} }}")
+            }
+        }
+    }
+}
+
+/// CoDel with RFC 8289's defaults (100 ms interval, 5 ms target: sections 4.2, 4.3) on a queue long
+/// enough never to overflow at the classes' rates, so that CoDel makes every queue drop.
+const CODEL: Queue = Queue::Managed {
+    limit: 1000,
+    discipline: "codel = {}",
+};
+
 /// Who shares the bottleneck with the controller under test, and so what the class measures.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Flows {
@@ -57,6 +113,29 @@ pub enum Flows {
     Among { n: u32 },
 }
 
+/// Which of the printed scoreboard's tables shows the class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Random loss on the bottleneck, one flow alone.
+    RandomLoss,
+    /// Flows sharing a drop-tail bottleneck (fixed rate or a capacity trace).
+    Sharing,
+    /// An active queue manager, a policer, or a buffer far from one BDP.
+    Queue,
+}
+
+impl Family {
+    pub const ALL: [Family; 3] = [Family::RandomLoss, Family::Sharing, Family::Queue];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Family::RandomLoss => "random loss",
+            Family::Sharing => "sharing a bottleneck",
+            Family::Queue => "AQM and queue size",
+        }
+    }
+}
+
 /// One row of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PathClass {
@@ -65,16 +144,31 @@ pub struct PathClass {
     /// A few words for the printed table's column headers.
     pub label: &'static str,
     pub description: &'static str,
+    /// The bottleneck's rate; for a class that replays a capacity `trace`, the trace's mean (it
+    /// sizes the queue budget and the description, the link follows the trace).
     pub rate_mbit: f64,
     /// One-way propagation delay of the bottleneck (the RTT is twice this plus serialisation).
     pub delay_ms: u32,
-    pub queue_packets: u32,
+    pub queue: Queue,
     pub loss: Loss,
     pub flows: Flows,
     pub duration_s: u32,
-    /// Further keys of the bottleneck's `[[link]]` table (e.g. `ecn = { threshold = 20 }` once
-    /// the link model has it), one per line.
+    /// Further keys of the bottleneck's `[[link]]` table (e.g. `ecn = { threshold = 20 }`), one
+    /// per line.
     pub link_extra: &'static str,
+    /// A mahimahi capacity trace the bottleneck replays in place of a fixed rate: a file name in
+    /// [`traces_dir`].
+    pub trace: Option<&'static str>,
+    /// Further keys of every `[[flow]]` table of the class (e.g. `ack_eliciting_threshold = 10`),
+    /// one per line.
+    pub flow_extra: &'static str,
+    /// The bottleneck polices (its `link_extra` holds the policer): alone on it, the
+    /// controller's queue drops are compared with `newreno`'s, as on an AQM.
+    pub policed: bool,
+    pub family: Family,
+    /// Counted in the pooled random-loss figures (`random-loss (mean)`): the six classes the
+    /// scoreboard began with, so that the pooled figures stay comparable as classes are added.
+    pub pooled: bool,
 }
 
 impl PathClass {
@@ -88,29 +182,64 @@ impl PathClass {
         self.loss == Loss::None
     }
 
+    /// An active queue manager or a policer decides the bottleneck's drops, rather than a full
+    /// buffer.
+    pub fn is_managed(&self) -> bool {
+        self.policed || matches!(self.queue, Queue::Managed { .. })
+    }
+
+    /// The base round-trip time: twice the one-way delay.
+    pub fn base_rtt_s(&self) -> f64 {
+        2.0 * f64::from(self.delay_ms) / 1000.0
+    }
+
+    /// The class's trace file in `dir`, if it replays one.
+    pub fn trace_path(&self, dir: &Path) -> Option<PathBuf> {
+        self.trace.map(|t| dir.join(t))
+    }
+
     /// The class as a scenario whose flow 0 runs `controller`; `lossless` drops the random loss
-    /// (the efficiency reference). Seeds come from `seed`.
+    /// (the efficiency reference). Seeds come from `seed`; a capacity trace is read from
+    /// [`traces_dir`].
     pub fn scenario_toml(&self, controller: &str, seed: u64, lossless: bool) -> String {
+        self.scenario_toml_in(controller, seed, lossless, &traces_dir())
+    }
+
+    /// [`Self::scenario_toml`] with the capacity traces in `traces`.
+    pub fn scenario_toml_in(
+        &self,
+        controller: &str,
+        seed: u64,
+        lossless: bool,
+        traces: &Path,
+    ) -> String {
         let mut t = String::new();
         let _ = writeln!(t, "name = \"{}\"", self.id);
         let _ = writeln!(t, "description = \"{}\"", self.description);
         let _ = writeln!(t, "duration = \"{}s\"", self.duration_s);
         let _ = writeln!(t, "seed = {seed}");
         let _ = writeln!(t, "\n[[link]]\nname = \"bottleneck\"");
-        let _ = writeln!(t, "rate = \"{}Mbit\"", self.rate_mbit);
+        match self.trace_path(traces) {
+            Some(file) => {
+                let file = toml_edit::Value::from(file.to_string_lossy().as_ref());
+                let _ = writeln!(t, "rate = {{ trace = {} }}", file.to_string().trim());
+            }
+            None => {
+                let _ = writeln!(t, "rate = \"{}Mbit\"", self.rate_mbit);
+            }
+        }
         let _ = writeln!(t, "delay = \"{}ms\"", self.delay_ms);
-        let _ = writeln!(t, "queue = {}", self.queue_packets);
+        let _ = writeln!(t, "queue = {}", self.queue.toml());
         if let Some(loss) = self.loss.toml().filter(|_| !lossless) {
             let _ = writeln!(t, "loss = {loss}");
         }
-        for line in self.link_extra.lines().filter(|l| !l.trim().is_empty()) {
-            let _ = writeln!(t, "{}", line.trim());
-        }
+        write_lines(&mut t, self.link_extra);
         let flow = |t: &mut String, id: &str, count: u32| {
             let _ = writeln!(
                 t,
                 "\n[[flow]]\ncontroller = \"{id}\"\npath = [\"bottleneck\"]\ncount = {count}"
             );
+            write_lines(t, self.flow_extra);
         };
         match self.flows {
             Flows::Alone => flow(&mut t, controller, 1),
@@ -124,9 +253,17 @@ impl PathClass {
     }
 }
 
+/// Appends the non-empty lines of `keys`, trimmed.
+fn write_lines(t: &mut String, keys: &str) {
+    for line in keys.lines().filter(|l| !l.trim().is_empty()) {
+        let _ = writeln!(t, "{}", line.trim());
+    }
+}
+
 const NO_EXTRA: &str = "";
 
-/// The matrix. Queues are at least one bandwidth-delay product (BDP = rate x RTT / 1500 bytes).
+/// The matrix. Bottlenecks are drop-tail queues of about one bandwidth-delay product (BDP = rate x
+/// RTT / 1500 bytes) unless the class is about the queue: CoDel's long queue, 0.2 and 5 BDP.
 pub const CLASSES: &[PathClass] = &[
     PathClass {
         id: "random-10M-40ms-1%",
@@ -134,11 +271,16 @@ pub const CLASSES: &[PathClass] = &[
         description: "one flow, 10 Mbit/s, 40 ms RTT, 1 % Bernoulli loss, queue 40 (1.2 BDP)",
         rate_mbit: 10.0,
         delay_ms: 20,
-        queue_packets: 40,
+        queue: Queue::DropTail { packets: 40 },
         loss: Loss::Bernoulli { rate: 0.01 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "random-20M-60ms-0.5%",
@@ -146,11 +288,16 @@ pub const CLASSES: &[PathClass] = &[
         description: "one flow, 20 Mbit/s, 60 ms RTT, 0.5 % Bernoulli loss, queue 150 (1.5 BDP)",
         rate_mbit: 20.0,
         delay_ms: 30,
-        queue_packets: 150,
+        queue: Queue::DropTail { packets: 150 },
         loss: Loss::Bernoulli { rate: 0.005 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "random-100M-20ms-0.1%",
@@ -158,11 +305,16 @@ pub const CLASSES: &[PathClass] = &[
         description: "one flow, 100 Mbit/s, 20 ms RTT, 0.1 % Bernoulli loss, queue 170 (1 BDP)",
         rate_mbit: 100.0,
         delay_ms: 10,
-        queue_packets: 170,
+        queue: Queue::DropTail { packets: 170 },
         loss: Loss::Bernoulli { rate: 0.001 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "random-2M-200ms-3%",
@@ -170,11 +322,16 @@ pub const CLASSES: &[PathClass] = &[
         description: "one flow, 2 Mbit/s, 200 ms RTT, 3 % Bernoulli loss, queue 40 (1.2 BDP)",
         rate_mbit: 2.0,
         delay_ms: 100,
-        queue_packets: 40,
+        queue: Queue::DropTail { packets: 40 },
         loss: Loss::Bernoulli { rate: 0.03 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "random-ge-20M-60ms-1%",
@@ -183,7 +340,7 @@ pub const CLASSES: &[PathClass] = &[
                       of 4, queue 150 (1.5 BDP)",
         rate_mbit: 20.0,
         delay_ms: 30,
-        queue_packets: 150,
+        queue: Queue::DropTail { packets: 150 },
         loss: Loss::GilbertElliott {
             p: 0.002525,
             r: 0.25,
@@ -191,6 +348,11 @@ pub const CLASSES: &[PathClass] = &[
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "ecn-20M-60ms-0.5%",
@@ -199,11 +361,16 @@ pub const CLASSES: &[PathClass] = &[
                       20 packets, queue 150 (1.5 BDP)",
         rate_mbit: 20.0,
         delay_ms: 30,
-        queue_packets: 150,
+        queue: Queue::DropTail { packets: 150 },
         loss: Loss::Bernoulli { rate: 0.005 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: "ecn = { threshold = 20 }",
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: true,
     },
     PathClass {
         id: "congestion-vs-newreno",
@@ -212,11 +379,16 @@ pub const CLASSES: &[PathClass] = &[
                       no random loss",
         rate_mbit: 10.0,
         delay_ms: 20,
-        queue_packets: 34,
+        queue: Queue::DropTail { packets: 34 },
         loss: Loss::None,
         flows: Flows::Against { peer: "newreno" },
         duration_s: 20,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
     },
     PathClass {
         id: "congestion-vs-cubic",
@@ -225,13 +397,18 @@ pub const CLASSES: &[PathClass] = &[
                       queue, no random loss",
         rate_mbit: 10.0,
         delay_ms: 20,
-        queue_packets: 34,
+        queue: Queue::DropTail { packets: 34 },
         loss: Loss::None,
         flows: Flows::Against {
             peer: "quinn-cubic",
         },
         duration_s: 20,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
     },
     PathClass {
         id: "congestion-four",
@@ -240,11 +417,16 @@ pub const CLASSES: &[PathClass] = &[
                       queue, no random loss",
         rate_mbit: 10.0,
         delay_ms: 20,
-        queue_packets: 34,
+        queue: Queue::DropTail { packets: 34 },
         loss: Loss::None,
         flows: Flows::Among { n: 4 },
         duration_s: 20,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
     },
     PathClass {
         id: "mixed-vs-newreno",
@@ -253,11 +435,170 @@ pub const CLASSES: &[PathClass] = &[
                       0.5 % Bernoulli loss",
         rate_mbit: 10.0,
         delay_ms: 20,
-        queue_packets: 34,
+        queue: Queue::DropTail { packets: 34 },
         loss: Loss::Bernoulli { rate: 0.005 },
         flows: Flows::Against { peer: "newreno" },
         duration_s: 20,
         link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
+    },
+    PathClass {
+        id: "lte-tmobile-vs-cubic",
+        label: "LTE T-Mobile vs cubic",
+        description: "against one quinn-cubic flow, recorded T-Mobile LTE downlink (mahimahi \
+                      trace, 16.7 Mbit/s mean), 40 ms RTT, 150-packet drop-tail queue as in \
+                      scenarios/lte-tmobile.toml, no random loss",
+        rate_mbit: 16.7,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 150 },
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: Some("TMobile-LTE-short.down"),
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
+    },
+    PathClass {
+        id: "lte-att-vs-cubic",
+        label: "LTE AT&T vs cubic",
+        description: "against one quinn-cubic flow, recorded AT&T LTE downlink while driving \
+                      (mahimahi trace, 4.6 Mbit/s mean), 40 ms RTT, 150-packet drop-tail queue \
+                      as in scenarios/lte-att.toml, no random loss",
+        rate_mbit: 4.6,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 150 },
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: Some("ATT-LTE-driving-2016.down"),
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
+    },
+    PathClass {
+        id: "jitter-30M-30ms-1%",
+        label: "jitter 30M 30ms 1%",
+        description: "one flow, 30 Mbit/s, 30 ms RTT, exponential per-packet jitter of 3 ms \
+                      mean, 1 % Bernoulli loss, queue 75 (1 BDP)",
+        rate_mbit: 30.0,
+        delay_ms: 15,
+        queue: Queue::DropTail { packets: 75 },
+        loss: Loss::Bernoulli { rate: 0.01 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: "jitter = { model = \"exponential\", mean = \"3ms\" }",
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: false,
+    },
+    PathClass {
+        id: "shallow-20M-40ms-1%",
+        label: "0.2 BDP 20M 40ms 1%",
+        description: "one flow, 20 Mbit/s, 40 ms RTT, 1 % Bernoulli loss, queue 13 (0.2 BDP)",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 13 },
+        loss: Loss::Bernoulli { rate: 0.01 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: false,
+    },
+    PathClass {
+        id: "codel-vs-newreno",
+        label: "CoDel vs newreno",
+        description: "against one newreno flow, 20 Mbit/s, 40 ms RTT, CoDel (RFC 8289 \
+                      defaults: 5 ms target, 100 ms interval) on a 1000-packet queue, no random \
+                      loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: CODEL,
+        loss: Loss::None,
+        flows: Flows::Against { peer: "newreno" },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "codel-vs-cubic",
+        label: "CoDel vs cubic",
+        description: "against one quinn-cubic flow, 20 Mbit/s, 40 ms RTT, CoDel (RFC 8289 \
+                      defaults) on a 1000-packet queue, no random loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: CODEL,
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "codel-20M-40ms-0.5%",
+        label: "CoDel 20M 40ms 0.5%",
+        description: "one flow, 20 Mbit/s, 40 ms RTT, 0.5 % Bernoulli loss, CoDel (RFC 8289 \
+                      defaults) on a 1000-packet queue",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: CODEL,
+        loss: Loss::Bernoulli { rate: 0.005 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "deep-5bdp-vs-cubic",
+        label: "5 BDP vs cubic",
+        description: "against one quinn-cubic flow, 10 Mbit/s, 40 ms RTT, 167-packet (5 BDP) \
+                      drop-tail queue, no random loss",
+        rate_mbit: 10.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 167 },
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
     },
 ];
 
@@ -266,28 +607,86 @@ mod tests {
     use super::*;
     use crate::scenario::Scenario;
 
+    /// The shared traces beside the repository, as the LTE scenarios name them.
+    fn traces() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces")
+    }
+
     #[test]
     fn every_class_is_a_valid_scenario_with_and_without_loss() {
         for c in CLASSES {
+            if c.trace_path(&traces()).is_some_and(|f| !f.exists()) {
+                eprintln!(
+                    "SKIPPED {}: its trace is absent from {}",
+                    c.id,
+                    traces().display()
+                );
+                continue;
+            }
             for lossless in [false, true] {
-                let text = c.scenario_toml("newreno", 3, lossless);
+                let text = c.scenario_toml_in("newreno", 3, lossless, &traces());
                 let s = Scenario::from_toml(&text, c.id, &[])
                     .unwrap_or_else(|e| panic!("{}: {e}\n{text}", c.id));
                 assert_eq!(s.seed, 3);
                 assert_eq!(s.flows[0].controller, "newreno");
                 assert_eq!(text.contains("loss ="), !lossless && c.loss != Loss::None);
+                assert_eq!(s.links[0].trace.is_some(), c.trace.is_some(), "{}", c.id);
+                let codel = matches!(c.queue, Queue::Managed { .. });
+                assert_eq!(s.links[0].codel.is_some(), codel, "{}", c.id);
             }
         }
     }
 
     #[test]
-    fn ids_are_unique_and_queues_hold_a_bdp() {
+    fn flow_keys_go_to_every_flow_and_queue_keys_to_the_queue() {
+        let class = PathClass {
+            flow_extra: "ack_eliciting_threshold = 10",
+            ..CLASSES[6]
+        };
+        let text = class.scenario_toml_in("newreno", 1, false, Path::new("T"));
+        assert_eq!(
+            text.matches("ack_eliciting_threshold = 10").count(),
+            2,
+            "{text}"
+        );
+        let codel = CLASSES.iter().find(|c| c.is_managed()).unwrap();
+        let text = codel.scenario_toml_in("newreno", 1, false, Path::new("T"));
+        assert!(
+            text.contains("queue = { limit = 1000, codel = {} }"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_trace_class_names_its_trace_in_the_folder_given() {
+        let lte = CLASSES.iter().find(|c| c.trace.is_some()).unwrap();
+        let text = lte.scenario_toml_in("newreno", 1, false, Path::new("/elsewhere"));
+        let line = format!("rate = {{ trace = \"/elsewhere/{}\" }}", lte.trace.unwrap());
+        assert!(text.contains(&line), "{text}");
+    }
+
+    #[test]
+    fn ids_are_unique_and_queues_are_sized_as_described() {
         for (i, c) in CLASSES.iter().enumerate() {
             assert!(CLASSES[..i].iter().all(|d| d.id != c.id), "{}", c.id);
-            let rtt_s = 2.0 * c.delay_ms as f64 / 1000.0;
-            let bdp = c.rate_mbit * 1e6 * rtt_s / 12_000.0;
-            assert!(c.queue_packets as f64 >= bdp.floor(), "{}: bdp {bdp}", c.id);
+            let bdp = c.rate_mbit * 1e6 * c.base_rtt_s() / 12_000.0;
+            match c.queue {
+                // A drop-tail queue holds a BDP unless the class says it is shallower or deeper.
+                Queue::DropTail { packets } => {
+                    let said = [0.2, 5.0]
+                        .into_iter()
+                        .find(|f| c.description.contains(&format!("({f} BDP)")));
+                    let packets = f64::from(packets);
+                    match said {
+                        Some(f) => assert!((packets / bdp - f).abs() < 0.05 * f, "{}", c.id),
+                        None => assert!(packets >= bdp.floor(), "{}: bdp {bdp}", c.id),
+                    }
+                }
+                // An AQM's queue is long enough never to overflow: the AQM makes every drop.
+                Queue::Managed { limit, .. } => assert!(f64::from(limit) >= 10.0 * bdp, "{}", c.id),
+            }
         }
+        assert_eq!(CLASSES.iter().filter(|c| c.pooled).count(), 6);
         let ge = CLASSES
             .iter()
             .find(|c| c.id.starts_with("random-ge"))

@@ -59,7 +59,7 @@ fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let title = format!(
-        "scoreboard: efficiency (random loss), peer kept (against a peer), Jain (among flows); \
+        "scoreboard: efficiency (one flow alone), peer kept (against a peer), Jain (among flows); \
          mean ± 95 % CI, n = {}",
         board.seeds.len()
     );

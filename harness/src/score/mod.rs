@@ -2,37 +2,49 @@
 //! n seeds each, scored with intervals.
 //!
 //! Per controller and class, over seeds (each figure per seed first, then its mean and 95 %
-//! confidence interval, see [`crate::stats`]):
-//! - random-loss classes (one flow): `efficiency` = goodput / (goodput of the same controller on
+//! confidence interval, see [`crate::stats`]; the figures are [`Figure`]):
+//! - classes of one flow alone: `efficiency` = goodput / (goodput of the same controller on
 //!   the same path without random loss, same seed) / (1 - p), p the mean loss rate; `vs_quinn_bbr`
 //!   = goodput / `quinn-bbr`'s on the same seed (paired); `random_as_random` = the share of random
-//!   losses the controller called random (simulator ground truth);
+//!   losses the controller called random (simulator ground truth); `queue_p95_vs_budget` = the
+//!   bottleneck's p95 queueing delay / `max(10 ms, base RTT / 4)`; on an AQM or a policer,
+//!   `queue_drops_vs_reference` = the queue's drops / `newreno`'s alone on the same seed;
 //! - classes against a peer: `share` = own goodput / both; `peer_kept` = the peer's goodput
 //!   against this controller / its goodput against a flow of its own kind (same seed), and
 //!   `harm` = 1 - `peer_kept`; `ratio_to_peer` = own goodput / the peer's;
+//!   `queue_drops_vs_reference` and `queue_p95_vs_reference` = the bottleneck's queue drops and
+//!   p95 queueing delay / those of the peer's run against its own kind (same seed); with random
+//!   loss, `link_efficiency` = both flows' goodput / (both flows' goodput on the same seed
+//!   without the loss x (1 - p));
 //! - classes among n flows of the controller: Jain's index of their goodputs and
 //!   `congestion_as_congestion`, the share of queue losses called congestion (every verdict in the
 //!   run is the controller's own);
 //! - every class: `queue_delay_p95_s`, the bottleneck's p95 queueing delay from `summary.json`
 //!   (`links[0].queue_delay.p95_s`), empty where the link model does not report it.
 //!
+//! A ratio to a reference run is empty on a seed whose reference failed or was zero (a reference
+//! that dropped nothing).
+//!
 //! Verdict shares in classes against a peer count the peer's verdicts too (the ground truth is
 //! scored per run): they are in the CSV but not in the printed row.
 
 pub mod classes;
+mod figure;
 mod heatmap;
+mod table;
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::output::{self, table::TextTable};
+use crate::output;
 use crate::report::Summary;
 use crate::scenario::Scenario;
-use crate::stats::{jain_index, Estimate};
+use crate::stats::Estimate;
 use classes::{Flows, PathClass, CLASSES};
+pub use figure::{queue_budget_s, Figure, DROPS_REFERENCE};
+use figure::{Runs, SeedValues};
 
 /// The controllers `discern score` compares when `--controller` is not given.
 pub const DEFAULT_CONTROLLERS: &[&str] = &[
@@ -70,9 +82,25 @@ impl Job {
             .ok_or_else(|| anyhow::anyhow!("unknown path class `{}`", self.class))
     }
 
+    /// The run's scenario; an error names a capacity trace that is not where the class looks.
     pub fn scenario(&self) -> anyhow::Result<Scenario> {
+        self.scenario_in(&classes::traces_dir())
+    }
+
+    /// [`Self::scenario`] with the capacity traces in `traces`.
+    pub fn scenario_in(&self, traces: &Path) -> anyhow::Result<Scenario> {
         let class = self.class()?;
-        let text = class.scenario_toml(&self.controller, self.seed, self.lossless);
+        if let Some(file) = class.trace_path(traces).filter(|f| !f.is_file()) {
+            anyhow::bail!(
+                "path class `{}`: capacity trace {} not found; set {} to the folder that holds \
+                 it (default {} from the working directory)",
+                class.id,
+                file.display(),
+                classes::TRACES_ENV,
+                classes::TRACES_DEFAULT
+            );
+        }
+        let text = class.scenario_toml_in(&self.controller, self.seed, self.lossless, traces);
         Scenario::from_toml(&text, class.id, &[]).map_err(|e| anyhow::anyhow!("{e}"))
     }
 
@@ -98,15 +126,16 @@ impl Job {
 }
 
 /// Every run the scoreboard needs, in a fixed order (class, controller, lossless, seed): each
-/// controller's runs, the lossless references of random-loss classes, the peers' runs against
-/// their own kind and `quinn-bbr`'s runs on random-loss classes, each once.
+/// controller's runs, the lossless references of classes with random loss, the peers' runs
+/// against their own kind, `quinn-bbr`'s runs on random-loss classes and `newreno`'s alone on an
+/// AQM or a policer, each once.
 pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
     let mut jobs = Vec::new();
     for class in CLASSES {
-        let mut ids: Vec<(String, bool)> = controllers
-            .iter()
-            .map(|c| (c.clone(), class.is_random_loss()))
-            .collect();
+        let lossless = class.is_random_loss()
+            || matches!(class.flows, Flows::Against { .. }) && !class.is_congestion_only();
+        let mut ids: Vec<(String, bool)> =
+            controllers.iter().map(|c| (c.clone(), lossless)).collect();
         let mut reference = |id: &str| {
             if !ids.iter().any(|(c, _)| c == id) {
                 ids.push((id.to_string(), false));
@@ -117,6 +146,9 @@ pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
         }
         if class.is_random_loss() {
             reference(REFERENCE);
+        }
+        if class.flows == Flows::Alone && class.is_managed() {
+            reference(DROPS_REFERENCE);
         }
         for (controller, with_lossless) in ids {
             for lossless in [false, true] {
@@ -138,397 +170,193 @@ pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
 }
 
 /// One figure of one controller on one class (or, with `class` = [`POOLED_RANDOM`], over the
-/// random-loss classes).
+/// pooled random-loss classes).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Score {
     pub controller: String,
     pub class: String,
-    pub figure: &'static str,
+    pub figure: Figure,
     pub estimate: Option<Estimate>,
 }
 
-/// The class column of figures pooled over every random-loss class (per seed, the mean of the
-/// classes' values; for verdicts, the pooled counts).
+/// The class column of figures pooled over the random-loss classes marked `pooled` (per seed,
+/// the mean of the classes' values; for verdicts, the pooled counts).
 pub const POOLED_RANDOM: &str = "random-loss (mean)";
+
+/// The figures pooled over the random-loss classes, in CSV order (the verdicts' share is pooled
+/// from counts, between the means the scoreboard began with and the later ones).
+const POOLED_MEANS: [Figure; 3] = [
+    Figure::Efficiency,
+    Figure::VsQuinnBbr,
+    Figure::QueueDelayP95S,
+];
+const POOLED_LATER: [Figure; 1] = [Figure::QueueP95VsBudget];
 
 /// What one run produced: its summary, or why it failed.
 pub type Outcome = Result<Summary, String>;
+
+/// A class as `score.json` lists it, so that readers can group the classes as the printed
+/// tables do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassInfo {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub family: &'static str,
+    pub description: &'static str,
+    pub pooled: bool,
+}
 
 /// The scoreboard's results: every figure, and every failed run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scoreboard {
     pub controllers: Vec<String>,
     pub seeds: Vec<u64>,
+    pub classes: Vec<ClassInfo>,
     pub scores: Vec<Score>,
     /// `(run folder, error)` of every run that failed; its figures are left out of the means
     /// (the `n` says how many seeds each has).
     pub failures: Vec<(String, String)>,
 }
 
-fn goodput(s: &Summary, flow: usize) -> Option<f64> {
-    s.flows.get(flow).map(|f| f.goodput_bps)
+/// Per seed, the pooled classes' figures and random-loss verdict counts of one controller.
+struct Pool {
+    values: Vec<Vec<SeedValues>>,
+    verdicts: Vec<(u64, u64)>,
 }
 
-/// The bottleneck's p95 queueing delay, when the link model reports it.
-fn queue_p95(s: &Summary) -> Option<f64> {
-    let v = serde_json::to_value(s).ok()?;
-    v["links"][0]["queue_delay"]["p95_s"].as_f64()
+impl Pool {
+    fn new(seeds: usize) -> Self {
+        Pool {
+            values: vec![Vec::new(); seeds],
+            verdicts: vec![(0, 0); seeds],
+        }
+    }
+
+    fn add(&mut self, seed: usize, values: SeedValues, run: Option<&Summary>) {
+        self.values[seed].push(values);
+        if let Some((random, congestion)) = run.and_then(figure::random_verdicts) {
+            self.verdicts[seed].0 += random;
+            self.verdicts[seed].1 += congestion;
+        }
+    }
+
+    /// Per seed, the mean of `figure` over the pooled classes; a seed counts only when every
+    /// pooled class has the figure.
+    fn mean_over_classes(&self, figure: Figure) -> Vec<f64> {
+        let classes = CLASSES.iter().filter(|c| c.pooled).count();
+        self.values
+            .iter()
+            .filter_map(|per_class| {
+                let vals: Vec<f64> = per_class.iter().filter_map(|v| v.get(figure)).collect();
+                (!vals.is_empty() && vals.len() == classes)
+                    .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+            })
+            .collect()
+    }
+
+    fn scores(&self, controller: &str) -> Vec<Score> {
+        let score = |figure, values: &[f64]| Score {
+            controller: controller.to_string(),
+            class: POOLED_RANDOM.into(),
+            figure,
+            estimate: Estimate::of(values),
+        };
+        let mut scores: Vec<Score> = POOLED_MEANS
+            .iter()
+            .map(|&f| score(f, &self.mean_over_classes(f)))
+            .collect();
+        let random: Vec<f64> = self
+            .verdicts
+            .iter()
+            .filter_map(|&(a, b)| figure::share(a, b))
+            .collect();
+        scores.push(score(Figure::RandomAsRandom, &random));
+        scores.extend(
+            POOLED_LATER
+                .iter()
+                .map(|&f| score(f, &self.mean_over_classes(f))),
+        );
+        scores
+    }
 }
 
-fn share(a: u64, b: u64) -> Option<f64> {
-    (a + b > 0).then(|| a as f64 / (a + b) as f64)
+/// One controller's figures on one class, and its pooled share.
+fn class_scores(
+    class: &PathClass,
+    controller: &str,
+    seeds: &[u64],
+    runs: &Runs<'_>,
+    pool: &mut Pool,
+) -> Vec<Score> {
+    let per_seed: Vec<SeedValues> = seeds
+        .iter()
+        .enumerate()
+        .filter_map(|(si, &seed)| {
+            let values = SeedValues::of(class, controller, seed, runs)?;
+            if class.pooled {
+                pool.add(si, values.clone(), runs.get(class, controller, false, seed));
+            }
+            Some(values)
+        })
+        .collect();
+    Figure::of(class)
+        .into_iter()
+        .map(|figure| {
+            let values: Vec<f64> = per_seed.iter().filter_map(|v| v.get(figure)).collect();
+            Score {
+                controller: controller.to_string(),
+                class: class.id.to_string(),
+                figure,
+                estimate: Estimate::of(&values),
+            }
+        })
+        .collect()
 }
 
 impl Scoreboard {
     /// Scores `jobs` (from [`plan`]) given their outcomes, in the same order.
     pub fn of(controllers: &[String], seeds: &[u64], jobs: &[Job], outcomes: &[Outcome]) -> Self {
-        let total = jobs.len();
-        let by_job: HashMap<&Job, &Outcome> = jobs.iter().zip(outcomes).collect();
-        let ok = |class: &str, controller: &str, lossless: bool, seed: u64| {
-            let job = Job {
-                class: class.to_string(),
-                controller: controller.to_string(),
-                lossless,
-                seed,
-            };
-            by_job.get(&job).and_then(|o| o.as_ref().ok())
-        };
+        let runs = Runs::new(jobs, outcomes);
         let mut scores = Vec::new();
         for controller in controllers {
-            // Per seed, per random-loss class: (efficiency, vs bbr, rr, rc, p95).
-            let mut pooled: Vec<Vec<[Option<f64>; 3]>> = vec![Vec::new(); seeds.len()];
-            let mut pooled_verdicts = vec![(0u64, 0u64); seeds.len()];
+            let mut pool = Pool::new(seeds.len());
             for class in CLASSES {
-                let mut per: HashMap<&'static str, Vec<f64>> = HashMap::new();
-                let mut push = |name: &'static str, v: Option<f64>| {
-                    if let Some(v) = v.filter(|v| v.is_finite()) {
-                        per.entry(name).or_default().push(v);
-                    }
-                };
-                for (si, &seed) in seeds.iter().enumerate() {
-                    let Some(run) = ok(class.id, controller, false, seed) else {
-                        continue;
-                    };
-                    let acc = run.verdict_accuracy;
-                    push("queue_delay_p95_s", queue_p95(run));
-                    match class.flows {
-                        Flows::Alone => {
-                            let g = goodput(run, 0);
-                            push("goodput_bps", g);
-                            let lossless =
-                                ok(class.id, controller, true, seed).and_then(|r| goodput(r, 0));
-                            let p = class.loss.mean_rate();
-                            let eff = g
-                                .zip(lossless)
-                                .filter(|(_, l)| *l > 0.0)
-                                .map(|(g, l)| g / (l * (1.0 - p)));
-                            push("efficiency", eff);
-                            let bbr =
-                                ok(class.id, REFERENCE, false, seed).and_then(|r| goodput(r, 0));
-                            let vs = g.zip(bbr).filter(|(_, b)| *b > 0.0).map(|(g, b)| g / b);
-                            push("vs_quinn_bbr", vs);
-                            let rr =
-                                acc.and_then(|a| share(a.random_as_random, a.random_as_congestion));
-                            push("random_as_random", rr);
-                            if class.is_random_loss() {
-                                pooled[si].push([eff, vs, queue_p95(run)]);
-                                if let Some(a) = acc {
-                                    pooled_verdicts[si].0 += a.random_as_random;
-                                    pooled_verdicts[si].1 += a.random_as_congestion;
-                                }
-                            }
-                        }
-                        Flows::Against { peer } => {
-                            let (g0, g1) = (goodput(run, 0), goodput(run, 1));
-                            push("goodput_bps", g0);
-                            let both = g0.zip(g1).map(|(a, b)| a + b).filter(|t| *t > 0.0);
-                            push("share", g0.zip(both).map(|(a, t)| a / t));
-                            push(
-                                "ratio_to_peer",
-                                g0.zip(g1).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b),
-                            );
-                            let own_kind =
-                                ok(class.id, peer, false, seed).and_then(|r| goodput(r, 1));
-                            let kept = g1
-                                .zip(own_kind)
-                                .filter(|(_, o)| *o > 0.0)
-                                .map(|(g, o)| g / o);
-                            push("peer_kept", kept);
-                            push("harm", kept.map(|k| 1.0 - k));
-                            push(
-                                "random_as_random",
-                                acc.and_then(|a| share(a.random_as_random, a.random_as_congestion)),
-                            );
-                            push(
-                                "congestion_as_congestion",
-                                acc.and_then(|a| {
-                                    share(a.congestion_as_congestion, a.congestion_as_random)
-                                }),
-                            );
-                        }
-                        Flows::Among { .. } => {
-                            let gs: Vec<f64> = run.flows.iter().map(|f| f.goodput_bps).collect();
-                            push("goodput_bps", Some(gs.iter().sum()));
-                            push("jain", jain_index(&gs));
-                            push(
-                                "congestion_as_congestion",
-                                acc.and_then(|a| {
-                                    share(a.congestion_as_congestion, a.congestion_as_random)
-                                }),
-                            );
-                            if !class.is_congestion_only() {
-                                push(
-                                    "random_as_random",
-                                    acc.and_then(|a| {
-                                        share(a.random_as_random, a.random_as_congestion)
-                                    }),
-                                );
-                            }
-                        }
-                    }
-                }
-                for figure in figures_of(class) {
-                    scores.push(Score {
-                        controller: controller.clone(),
-                        class: class.id.to_string(),
-                        figure,
-                        estimate: Estimate::of(per.get(figure).map_or(&[][..], |v| v)),
-                    });
-                }
+                scores.extend(class_scores(class, controller, seeds, &runs, &mut pool));
             }
-            let mean_over = |i: usize| -> Vec<f64> {
-                pooled
-                    .iter()
-                    .filter_map(|classes| {
-                        let vals: Vec<f64> = classes.iter().filter_map(|c| c[i]).collect();
-                        // A seed counts only when every random-loss class has the figure.
-                        (!vals.is_empty() && vals.len() == random_classes())
-                            .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-                    })
-                    .collect()
-            };
-            for (i, figure) in ["efficiency", "vs_quinn_bbr", "queue_delay_p95_s"]
-                .into_iter()
-                .enumerate()
-            {
-                scores.push(Score {
-                    controller: controller.clone(),
-                    class: POOLED_RANDOM.into(),
-                    figure,
-                    estimate: Estimate::of(&mean_over(i)),
-                });
-            }
-            let rr: Vec<f64> = pooled_verdicts
-                .iter()
-                .filter_map(|&(a, b)| share(a, b))
-                .collect();
-            scores.push(Score {
-                controller: controller.clone(),
-                class: POOLED_RANDOM.into(),
-                figure: "random_as_random",
-                estimate: Estimate::of(&rr),
-            });
+            scores.extend(pool.scores(controller));
         }
+        let total = jobs.len();
         let failures = jobs
             .iter()
             .zip(outcomes)
             .enumerate()
             .filter_map(|(i, (j, o))| o.as_ref().err().map(|e| (j.dir_name(i, total), e.clone())))
             .collect();
+        let classes = CLASSES
+            .iter()
+            .map(|c| ClassInfo {
+                id: c.id,
+                label: c.label,
+                family: c.family.title(),
+                description: c.description,
+                pooled: c.pooled,
+            })
+            .collect();
         Scoreboard {
             controllers: controllers.to_vec(),
             seeds: seeds.to_vec(),
+            classes,
             scores,
             failures,
         }
     }
 
-    pub fn get(&self, controller: &str, class: &str, figure: &str) -> Option<&Estimate> {
+    pub fn get(&self, controller: &str, class: &str, figure: Figure) -> Option<&Estimate> {
         self.scores
             .iter()
             .find(|s| s.controller == controller && s.class == class && s.figure == figure)
             .and_then(|s| s.estimate.as_ref())
     }
-
-    /// `score.csv`: one row per controller, class and figure, with n, mean, sd and the 95 %
-    /// interval (empty cells where a figure has no value, such as an unreported queue delay).
-    pub fn csv(&self) -> TextTable {
-        let mut t = TextTable::new([
-            "controller",
-            "class",
-            "figure",
-            "n",
-            "mean",
-            "sd",
-            "ci95_lo",
-            "ci95_hi",
-        ]);
-        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-        for s in &self.scores {
-            let mut row = vec![s.controller.clone(), s.class.clone(), s.figure.to_string()];
-            match &s.estimate {
-                Some(e) => row.extend([
-                    e.n.to_string(),
-                    e.mean.to_string(),
-                    opt(e.sd),
-                    opt(e.ci95_lo),
-                    opt(e.ci95_hi),
-                ]),
-                None => row.extend(["0", "", "", "", ""].map(String::from)),
-            }
-            t.push(row);
-        }
-        t
-    }
-
-    /// The printed scoreboard: one row per controller, headline figures with their intervals.
-    pub fn table(&self) -> TextTable {
-        let columns = headline_columns();
-        let mut headers = vec!["controller".to_string()];
-        headers.extend(columns.iter().map(|c| c.header.clone()));
-        let mut t = TextTable::new(headers);
-        for c in &self.controllers {
-            let mut row = vec![c.clone()];
-            for col in &columns {
-                row.push(
-                    self.get(c, &col.class, col.figure)
-                        .map(|e| e.display(1.0, 3))
-                        .unwrap_or_else(|| "n/a".into()),
-                );
-            }
-            t.push(row);
-        }
-        t
-    }
-
-    /// The notes under the printed table: what each column is, and every failed run.
-    pub fn footer(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "mean ± 95 % CI half width over {} seed(s) ({}..{}); n/a: no value (no run had the \
-             figure, e.g. a link model that does not report its queueing delay).",
-            self.seeds.len(),
-            self.seeds.first().copied().unwrap_or_default(),
-            self.seeds.last().copied().unwrap_or_default()
-        );
-        for col in headline_columns() {
-            let _ = writeln!(s, "  {}: {}", col.header, col.help);
-        }
-        for (run, e) in &self.failures {
-            let _ = writeln!(s, "failed: {run}: {e}");
-        }
-        s
-    }
-}
-
-fn random_classes() -> usize {
-    CLASSES.iter().filter(|c| c.is_random_loss()).count()
-}
-
-/// The figures a class reports, in CSV order.
-fn figures_of(class: &PathClass) -> Vec<&'static str> {
-    let mut f = match class.flows {
-        Flows::Alone => vec![
-            "goodput_bps",
-            "efficiency",
-            "vs_quinn_bbr",
-            "random_as_random",
-        ],
-        Flows::Against { .. } => {
-            let mut f = vec!["goodput_bps", "share", "ratio_to_peer", "peer_kept", "harm"];
-            if !class.is_congestion_only() {
-                f.push("random_as_random");
-            }
-            f.push("congestion_as_congestion");
-            f
-        }
-        Flows::Among { .. } => {
-            let mut f = vec!["goodput_bps", "jain", "congestion_as_congestion"];
-            if !class.is_congestion_only() {
-                f.push("random_as_random");
-            }
-            f
-        }
-    };
-    f.push("queue_delay_p95_s");
-    f
-}
-
-/// A column of the printed scoreboard.
-struct Column {
-    header: String,
-    class: String,
-    figure: &'static str,
-    help: String,
-}
-
-/// Pooled random-loss figures, then each other class's headline figure (peers kept, fairness),
-/// then the verdict accuracy under congestion and the queueing delay. Derived from the class
-/// table, so a new class adds its column.
-fn headline_columns() -> Vec<Column> {
-    let pooled = |header: &str, figure: &'static str, help: &str| Column {
-        header: header.into(),
-        class: POOLED_RANDOM.into(),
-        figure,
-        help: help.into(),
-    };
-    let mut cols = vec![
-        pooled(
-            "efficiency",
-            "efficiency",
-            "goodput / (lossless goodput x (1 - p)), mean over the random-loss classes",
-        ),
-        pooled(
-            "x quinn-bbr",
-            "vs_quinn_bbr",
-            "goodput / quinn-bbr's on the same seed, mean over the random-loss classes",
-        ),
-        pooled(
-            "rnd→rnd",
-            "random_as_random",
-            "share of random losses called random, random-loss classes",
-        ),
-    ];
-    for class in CLASSES.iter().filter(|c| !c.is_random_loss()) {
-        match class.flows {
-            Flows::Against { peer } => cols.push(Column {
-                header: format!("kept {}", class.label),
-                class: class.id.into(),
-                figure: "peer_kept",
-                help: format!(
-                    "{peer}'s goodput against the controller / against another {peer} ({})",
-                    class.description
-                ),
-            }),
-            Flows::Among { n } => {
-                cols.push(Column {
-                    header: format!("Jain {}", class.label),
-                    class: class.id.into(),
-                    figure: "jain",
-                    help: format!(
-                        "Jain's index of {n} flows of the controller ({})",
-                        class.description
-                    ),
-                });
-                if class.is_congestion_only() {
-                    cols.push(Column {
-                        header: "cong→cong".into(),
-                        class: class.id.into(),
-                        figure: "congestion_as_congestion",
-                        help: format!("share of queue losses called congestion, {}", class.id),
-                    });
-                }
-            }
-            Flows::Alone => {}
-        }
-    }
-    cols.push(pooled(
-        "p95 queue s",
-        "queue_delay_p95_s",
-        "bottleneck p95 queueing delay, mean over the random-loss classes",
-    ));
-    cols
 }
 
 /// Writes `score.csv`, `score.json` and the heatmap into `dir`; returns the files.
@@ -542,13 +370,13 @@ pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The figure a heatmap cell shows for `class`: efficiency on random-loss classes, what the peer
+/// The figure a heatmap cell shows for `class`: efficiency alone on a path, what the peer
 /// kept against a peer, Jain's index among flows of one controller. All are 1 at their best.
-pub fn headline_figure(class: &PathClass) -> &'static str {
+pub fn headline_figure(class: &PathClass) -> Figure {
     match class.flows {
-        Flows::Alone => "efficiency",
-        Flows::Against { .. } => "peer_kept",
-        Flows::Among { .. } => "jain",
+        Flows::Alone => Figure::Efficiency,
+        Flows::Against { .. } => Figure::PeerKept,
+        Flows::Among { .. } => Figure::Jain,
     }
 }
 
@@ -557,8 +385,16 @@ pub fn matrix_help() -> String {
     let mut s =
         String::from("Path classes (one simulated bottleneck each; flow 0 runs the controller):\n");
     for c in CLASSES {
-        let _ = writeln!(s, "  {:<24} {} s: {}", c.id, c.duration_s, c.description);
+        let _ = writeln!(s, "  {:<28} {} s: {}", c.id, c.duration_s, c.description);
     }
+    let _ = write!(
+        s,
+        "\nThe LTE classes replay mahimahi capacity traces from ${} (default {} from the \
+         working directory); when a trace is not there, those classes' runs fail naming the \
+         file.\n",
+        classes::TRACES_ENV,
+        classes::TRACES_DEFAULT
+    );
     s.push_str(
         "\nFigures per controller and class, mean and 95 % CI over the seeds (score.csv):\n\
          \x20 efficiency = goodput / (lossless goodput, same controller and seed, x (1 - p));\n\
@@ -566,8 +402,14 @@ pub fn matrix_help() -> String {
          \x20 peer_kept = peer's goodput against the controller / against its own kind; harm = 1 - peer_kept;\n\
          \x20 ratio_to_peer = own / peer's goodput; jain = Jain's index among the controller's flows;\n\
          \x20 random_as_random, congestion_as_congestion = verdicts vs the simulator's ground truth;\n\
-         \x20 queue_delay_p95_s = the bottleneck's p95 queueing delay.\n\
-         quinn-bbr, and each class's peer against its own kind, run as references when not listed.\n",
+         \x20 queue_delay_p95_s = the bottleneck's p95 queueing delay;\n\
+         \x20 queue_p95_vs_budget (alone) = p95 queueing delay / max(10 ms, base RTT / 4);\n\
+         \x20 queue_drops_vs_reference, queue_p95_vs_reference = queue drops, p95 queueing delay / the\n\
+         \x20   reference run's (same seed): the peer against its own kind, or newreno alone on an AQM;\n\
+         \x20 link_efficiency (against a peer, random loss) = both flows' goodput / (both flows' lossless\n\
+         \x20   goodput, same seed, x (1 - p)).\n\
+         quinn-bbr, each class's peer against its own kind, and newreno alone on an AQM run as\n\
+         references when not listed.\n",
     );
     s
 }

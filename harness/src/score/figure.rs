@@ -1,0 +1,317 @@
+//! The scoreboard's figures: what each is called in `score.csv`, which classes report it, and
+//! its value on one seed, computed from that seed's runs (see the module doc of [`super`]).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::classes::{Flows, PathClass};
+use super::{Job, Outcome, REFERENCE};
+use crate::report::Summary;
+use crate::stats::jain_index;
+
+/// One figure of the scoreboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Figure {
+    GoodputBps,
+    Efficiency,
+    VsQuinnBbr,
+    RandomAsRandom,
+    CongestionAsCongestion,
+    Share,
+    RatioToPeer,
+    PeerKept,
+    Harm,
+    Jain,
+    QueueDelayP95S,
+    QueueP95VsBudget,
+    QueueP95VsReference,
+    QueueDropsVsReference,
+    LinkEfficiency,
+}
+
+impl Figure {
+    /// The name in `score.csv` and `score.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Figure::GoodputBps => "goodput_bps",
+            Figure::Efficiency => "efficiency",
+            Figure::VsQuinnBbr => "vs_quinn_bbr",
+            Figure::RandomAsRandom => "random_as_random",
+            Figure::CongestionAsCongestion => "congestion_as_congestion",
+            Figure::Share => "share",
+            Figure::RatioToPeer => "ratio_to_peer",
+            Figure::PeerKept => "peer_kept",
+            Figure::Harm => "harm",
+            Figure::Jain => "jain",
+            Figure::QueueDelayP95S => "queue_delay_p95_s",
+            Figure::QueueP95VsBudget => "queue_p95_vs_budget",
+            Figure::QueueP95VsReference => "queue_p95_vs_reference",
+            Figure::QueueDropsVsReference => "queue_drops_vs_reference",
+            Figure::LinkEfficiency => "link_efficiency",
+        }
+    }
+
+    /// The figures a class reports, in CSV order: those the scoreboard began with first, so that
+    /// their rows keep their order.
+    pub fn of(class: &PathClass) -> Vec<Figure> {
+        use Figure::*;
+        let lossy = !class.is_congestion_only();
+        let mut f = match class.flows {
+            Flows::Alone => vec![GoodputBps, Efficiency, VsQuinnBbr, RandomAsRandom],
+            Flows::Against { .. } => {
+                let mut f = vec![GoodputBps, Share, RatioToPeer, PeerKept, Harm];
+                if lossy {
+                    f.push(RandomAsRandom);
+                }
+                f.push(CongestionAsCongestion);
+                f
+            }
+            Flows::Among { .. } => {
+                let mut f = vec![GoodputBps, Jain, CongestionAsCongestion];
+                if lossy {
+                    f.push(RandomAsRandom);
+                }
+                f
+            }
+        };
+        f.push(QueueDelayP95S);
+        match class.flows {
+            Flows::Alone => {
+                f.push(QueueP95VsBudget);
+                if class.is_managed() {
+                    f.push(QueueDropsVsReference);
+                }
+            }
+            Flows::Against { .. } => {
+                f.extend([QueueDropsVsReference, QueueP95VsReference]);
+                if lossy {
+                    f.push(LinkEfficiency);
+                }
+            }
+            Flows::Among { .. } => {}
+        }
+        f
+    }
+}
+
+impl fmt::Display for Figure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Figure {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The queueing delay a flow alone may add: `max(10 ms, base RTT / 4)`. A quarter of the base
+/// RTT is what a window of 1.25 BDP queues; the 10 ms floor leaves short paths room for the few
+/// packets a window-based sender always has in the queue.
+pub fn queue_budget_s(class: &PathClass) -> f64 {
+    (0.25 * class.base_rtt_s()).max(0.010)
+}
+
+/// Every run's outcome by its job, for the look-ups of the paired figures.
+pub struct Runs<'a> {
+    by_job: HashMap<&'a Job, &'a Outcome>,
+}
+
+impl<'a> Runs<'a> {
+    pub fn new(jobs: &'a [Job], outcomes: &'a [Outcome]) -> Self {
+        Runs {
+            by_job: jobs.iter().zip(outcomes).collect(),
+        }
+    }
+
+    /// The summary of a run that succeeded.
+    pub fn get(
+        &self,
+        class: &PathClass,
+        controller: &str,
+        lossless: bool,
+        seed: u64,
+    ) -> Option<&'a Summary> {
+        let job = Job {
+            class: class.id.to_string(),
+            controller: controller.to_string(),
+            lossless,
+            seed,
+        };
+        self.by_job.get(&job).and_then(|o| o.as_ref().ok())
+    }
+}
+
+/// One seed's figures of one controller on one class; finite values only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeedValues(HashMap<Figure, f64>);
+
+impl SeedValues {
+    fn set(&mut self, figure: Figure, value: Option<f64>) {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            self.0.insert(figure, v);
+        }
+    }
+
+    pub fn get(&self, figure: Figure) -> Option<f64> {
+        self.0.get(&figure).copied()
+    }
+
+    /// `controller`'s figures on `class` and `seed`, or `None` when its run failed.
+    pub fn of(class: &PathClass, controller: &str, seed: u64, runs: &Runs<'_>) -> Option<Self> {
+        let run = runs.get(class, controller, false, seed)?;
+        let mut v = SeedValues::default();
+        v.set(Figure::QueueDelayP95S, queue_p95(run));
+        match class.flows {
+            Flows::Alone => v.alone(class, controller, seed, run, runs),
+            Flows::Against { peer } => v.against(class, controller, peer, seed, run, runs),
+            Flows::Among { .. } => v.among(class, run),
+        }
+        Some(v)
+    }
+
+    fn alone(
+        &mut self,
+        class: &PathClass,
+        controller: &str,
+        seed: u64,
+        run: &Summary,
+        runs: &Runs<'_>,
+    ) {
+        let g = goodput(run, 0);
+        self.set(Figure::GoodputBps, g);
+        let lossless = runs
+            .get(class, controller, true, seed)
+            .and_then(|r| goodput(r, 0));
+        let p = class.loss.mean_rate();
+        self.set(
+            Figure::Efficiency,
+            ratio(g, lossless.map(|l| l * (1.0 - p))),
+        );
+        let bbr = runs
+            .get(class, REFERENCE, false, seed)
+            .and_then(|r| goodput(r, 0));
+        self.set(Figure::VsQuinnBbr, ratio(g, bbr));
+        self.set(Figure::RandomAsRandom, random_as_random(run));
+        self.set(
+            Figure::QueueP95VsBudget,
+            queue_p95(run).map(|q| q / queue_budget_s(class)),
+        );
+        if class.is_managed() {
+            let newreno = runs.get(class, DROPS_REFERENCE, false, seed);
+            self.set(Figure::QueueDropsVsReference, drops_ratio(run, newreno));
+        }
+    }
+
+    fn against(
+        &mut self,
+        class: &PathClass,
+        controller: &str,
+        peer: &str,
+        seed: u64,
+        run: &Summary,
+        runs: &Runs<'_>,
+    ) {
+        let (g0, g1) = (goodput(run, 0), goodput(run, 1));
+        self.set(Figure::GoodputBps, g0);
+        let both = g0.zip(g1).map(|(a, b)| a + b);
+        self.set(Figure::Share, ratio(g0, both));
+        self.set(Figure::RatioToPeer, ratio(g0, g1));
+        let own_kind = runs.get(class, peer, false, seed);
+        let kept = ratio(g1, own_kind.and_then(|r| goodput(r, 1)));
+        self.set(Figure::PeerKept, kept);
+        self.set(Figure::Harm, kept.map(|k| 1.0 - k));
+        self.set(Figure::RandomAsRandom, random_as_random(run));
+        self.set(
+            Figure::CongestionAsCongestion,
+            congestion_as_congestion(run),
+        );
+        self.set(Figure::QueueDropsVsReference, drops_ratio(run, own_kind));
+        self.set(
+            Figure::QueueP95VsReference,
+            ratio(queue_p95(run), own_kind.and_then(queue_p95)),
+        );
+        if !class.is_congestion_only() {
+            let lossless = runs.get(class, controller, true, seed).and_then(|r| {
+                let both = goodput(r, 0).zip(goodput(r, 1))?;
+                Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()))
+            });
+            self.set(Figure::LinkEfficiency, ratio(both, lossless));
+        }
+    }
+
+    fn among(&mut self, class: &PathClass, run: &Summary) {
+        let gs: Vec<f64> = run.flows.iter().map(|f| f.goodput_bps).collect();
+        self.set(Figure::GoodputBps, Some(gs.iter().sum()));
+        self.set(Figure::Jain, jain_index(&gs));
+        self.set(
+            Figure::CongestionAsCongestion,
+            congestion_as_congestion(run),
+        );
+        if !class.is_congestion_only() {
+            self.set(Figure::RandomAsRandom, random_as_random(run));
+        }
+    }
+}
+
+/// The controller whose queue drops a flow alone on an AQM or a policer is compared with: the
+/// Reno response (RFC 5681) AQMs are designed around.
+pub const DROPS_REFERENCE: &str = "newreno";
+
+/// `a / b`, defined when `b` is positive.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b)
+}
+
+fn goodput(s: &Summary, flow: usize) -> Option<f64> {
+    s.flows.get(flow).map(|f| f.goodput_bps)
+}
+
+/// The bottleneck's p95 queueing delay, when the link model reports it.
+pub fn queue_p95(s: &Summary) -> Option<f64> {
+    let v = serde_json::to_value(s).ok()?;
+    v["links"][0]["queue_delay"]["p95_s"].as_f64()
+}
+
+/// The packets the bottleneck's queue dropped: the forward direction of link 0 when the link
+/// summary reports it (`links[0].queue_drops`), else the run's ground truth over all links
+/// (`drops.queue`; the classes have one link, whose reverse direction carries only ACKs).
+pub fn queue_drops(s: &Summary) -> Option<f64> {
+    queue_drops_in(&serde_json::to_value(s).ok()?)
+}
+
+/// [`queue_drops`] of a summary as JSON.
+pub(super) fn queue_drops_in(summary: &serde_json::Value) -> Option<f64> {
+    summary["links"][0]["queue_drops"]
+        .as_u64()
+        .or_else(|| summary["drops"]["queue"].as_u64())
+        .map(|d| d as f64)
+}
+
+/// The run's queue drops over the reference run's; undefined when the reference dropped none.
+fn drops_ratio(run: &Summary, reference: Option<&Summary>) -> Option<f64> {
+    ratio(queue_drops(run), reference.and_then(queue_drops))
+}
+
+pub fn share(a: u64, b: u64) -> Option<f64> {
+    (a + b > 0).then(|| a as f64 / (a + b) as f64)
+}
+
+fn random_as_random(s: &Summary) -> Option<f64> {
+    s.verdict_accuracy
+        .and_then(|a| share(a.random_as_random, a.random_as_congestion))
+}
+
+fn congestion_as_congestion(s: &Summary) -> Option<f64> {
+    s.verdict_accuracy
+        .and_then(|a| share(a.congestion_as_congestion, a.congestion_as_random))
+}
+
+/// Random-loss verdicts `(called random, called congestion)` of a run, for pooling.
+pub fn random_verdicts(s: &Summary) -> Option<(u64, u64)> {
+    s.verdict_accuracy
+        .map(|a| (a.random_as_random, a.random_as_congestion))
+}
