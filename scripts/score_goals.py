@@ -19,14 +19,20 @@ DEFAULT = ["discern", "quinn-bbr", "quinn-cubic", "newreno"]
 
 RANDOM_LOSS = ["random-10M-40ms-1%", "random-20M-60ms-0.5%", "random-100M-20ms-0.1%",
                "random-2M-200ms-3%", "random-ge-20M-60ms-1%", "jitter-30M-30ms-1%",
-               "shallow-20M-40ms-1%"]
+               "shallow-20M-40ms-1%", "decimated-20M-60ms-0.5%"]
 # Where every loss is random: the random-loss classes but the 0.2-BDP one, whose queue overflows.
 RANDOM_ONLY = [c for c in RANDOM_LOSS if not c.startswith("shallow")]
-ALONE_RANDOM = RANDOM_LOSS + ["ecn-20M-60ms-0.5%", "codel-20M-40ms-0.5%"]
+ALONE_RANDOM = RANDOM_LOSS + ["ecn-20M-60ms-0.5%", "codel-20M-40ms-0.5%",
+                              "codel-ecn-20M-40ms-0.5%"]
 SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "codel-vs-newreno", "codel-vs-cubic",
-           "lte-tmobile-vs-cubic", "lte-att-vs-cubic", "deep-5bdp-vs-cubic"]
-CODEL = ["codel-vs-newreno", "codel-vs-cubic", "codel-20M-40ms-0.5%"]
-CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic"]
+           "pie-vs-newreno", "pie-vs-cubic", "lte-tmobile-vs-cubic", "lte-att-vs-cubic",
+           "deep-5bdp-vs-cubic", "decimated-vs-newreno"]
+CODEL = ["codel-vs-newreno", "codel-vs-cubic", "codel-20M-40ms-0.5%", "pie-vs-newreno",
+         "pie-vs-cubic"]
+CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic", "pie-vs-newreno", "pie-vs-cubic"]
+POLICER = ["police-8M-alone", "police-8M-vs-newreno"]
+# The policed rate of the policer classes, bit/s, and the share of it a flow alone should carry.
+POLICED_BPS = 8e6
 
 # (goal in words, figure, test of the mean, classes, classes still to come)
 GOALS = [
@@ -36,26 +42,35 @@ GOALS = [
     ("alone on random loss: p95 queue <= budget (max(10 ms, RTT/4))", "queue_p95_vs_budget",
      lambda m: m <= 1.0, ALONE_RANDOM, []),
     ("against newreno/cubic: peer keeps >= 0.90", "peer_kept", lambda m: m >= 0.90, SHARING,
-     ["FQ-CoDel", "PIE"]),
+     ["FQ-CoDel"]),
     ("against newreno/cubic: share 0.40-0.60", "share", lambda m: 0.40 <= m <= 0.60, SHARING,
-     ["FQ-CoDel", "PIE"]),
+     ["FQ-CoDel"]),
     ("mixed vs newreno: peer keeps >= 0.90", "peer_kept", lambda m: m >= 0.90,
      ["mixed-vs-newreno"], []),
     ("mixed vs newreno: link efficiency >= 0.95", "link_efficiency", lambda m: m >= 0.95,
      ["mixed-vs-newreno"], []),
     ("CoDel, PIE: queue drops <= 2 x the reference's", "queue_drops_vs_reference",
-     lambda m: m <= 2.0, CODEL, ["PIE"]),
+     lambda m: m <= 2.0, CODEL, []),
     ("CoDel, PIE: p95 queue <= 1.5 x the reference's", "queue_p95_vs_reference",
-     lambda m: m <= 1.5, CODEL_PEER, ["PIE"]),
+     lambda m: m <= 1.5, CODEL_PEER, []),
     ("CoDel, PIE: >= 95 % of queue losses called congestion", "congestion_as_congestion",
-     lambda m: m >= 0.95, CODEL_PEER, ["PIE"]),
-    ("policer: goodput >= 0.90 of the policed rate", None, None, [], ["policer"]),
-    ("policer: queue drops <= 3 x the reference's", "queue_drops_vs_reference",
-     lambda m: m <= 3.0, [], ["policer"]),
+     lambda m: m >= 0.95, CODEL_PEER, []),
+    ("FQ-CoDel: own drops <= 2 x, own p95 queue <= 1.5 x a newreno flow's", None, None, [],
+     ["FQ-CoDel"]),
+    ("policer: goodput >= 0.90 of the policed rate", "goodput_bps",
+     lambda m: m >= 0.90 * POLICED_BPS, ["police-8M-alone"], []),
+    ("policer: queue drops <= 3 x newreno's", "queue_drops_vs_reference",
+     lambda m: m <= 3.0, ["police-8M-alone"], []),
+    ("policer: newreno keeps >= 0.90", "peer_kept", lambda m: m >= 0.90,
+     ["police-8M-vs-newreno"], []),
     ("policer: >= 95 % of queue losses called congestion", "congestion_as_congestion",
-     lambda m: m >= 0.95, [], ["policer"]),
-    ("ECN: efficiency >= 0.99", "efficiency", lambda m: m >= 0.99, ["ecn-20M-60ms-0.5%"],
-     ["ECN on CoDel"]),
+     lambda m: m >= 0.95, POLICER, []),
+    ("ECN: efficiency >= 0.99", "efficiency", lambda m: m >= 0.99,
+     ["ecn-20M-60ms-0.5%", "codel-ecn-20M-40ms-0.5%"], []),
+    ("decimated ACKs: newreno keeps >= 0.90", "peer_kept", lambda m: m >= 0.90,
+     ["decimated-vs-newreno"], []),
+    ("decimated ACKs: >= 95 % of queue losses called congestion", "congestion_as_congestion",
+     lambda m: m >= 0.95, ["decimated-vs-newreno"], []),
     ("random loss only: >= 97 % of random losses called random", "random_as_random",
      lambda m: m >= 0.97, RANDOM_ONLY, []),
 ]

@@ -101,6 +101,18 @@ const CODEL: Queue = Queue::Managed {
     limit: 1000,
     discipline: "codel = {}",
 };
+const CODEL_ECN: Queue = Queue::Managed {
+    limit: 1000,
+    discipline: "codel = {}, ecn = true",
+};
+const PIE: Queue = Queue::Managed {
+    limit: 1000,
+    discipline: "pie = {}",
+};
+/// An ISP's policer: 8 Mbit/s with a 60 kB bucket, on a 50 Mbit/s link.
+const POLICER: &str = "police = { rate = \"8Mbit\", burst = \"60KB\" }";
+/// A receiver that acknowledges every tenth packet, as s2n-quic and Chromium do.
+const DECIMATED: &str = "ack_eliciting_threshold = 10";
 
 /// Who shares the bottleneck with the controller under test, and so what the class measures.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -600,6 +612,134 @@ pub const CLASSES: &[PathClass] = &[
         family: Family::Queue,
         pooled: false,
     },
+    PathClass {
+        id: "pie-vs-newreno",
+        label: "PIE vs newreno",
+        description: "against one newreno flow, 20 Mbit/s, 40 ms RTT, PIE (RFC 8033 defaults: \
+                      15 ms target, 15 ms update) on a 1000-packet queue, no random loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: PIE,
+        loss: Loss::None,
+        flows: Flows::Against { peer: "newreno" },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "pie-vs-cubic",
+        label: "PIE vs cubic",
+        description: "against one quinn-cubic flow, 20 Mbit/s, 40 ms RTT, PIE (RFC 8033 \
+                      defaults) on a 1000-packet queue, no random loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: PIE,
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "codel-ecn-20M-40ms-0.5%",
+        label: "CoDel ECN 20M 40ms 0.5%",
+        description: "one flow, 20 Mbit/s, 40 ms RTT, 0.5 % Bernoulli loss, CoDel (RFC 8289 \
+                      defaults) marking ECN-capable packets on a 1000-packet queue",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: CODEL_ECN,
+        loss: Loss::Bernoulli { rate: 0.005 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "police-8M-alone",
+        label: "policer 8M",
+        description: "one flow, 50 Mbit/s, 40 ms RTT, 170-packet drop-tail queue, behind a \
+                      token-bucket policer of 8 Mbit/s with a 60 kB bucket, no random loss",
+        rate_mbit: 50.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 170 },
+        loss: Loss::None,
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: POLICER,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: true,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "police-8M-vs-newreno",
+        label: "policer vs newreno",
+        description: "against one newreno flow, 50 Mbit/s, 40 ms RTT, 170-packet drop-tail \
+                      queue, behind a token-bucket policer of 8 Mbit/s with a 60 kB bucket",
+        rate_mbit: 50.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 170 },
+        loss: Loss::None,
+        flows: Flows::Against { peer: "newreno" },
+        duration_s: 20,
+        link_extra: POLICER,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: true,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "decimated-20M-60ms-0.5%",
+        label: "ACK/10 20M 60ms 0.5%",
+        description: "one flow, 20 Mbit/s, 60 ms RTT, 0.5 % Bernoulli loss, queue 150 (1.5 \
+                      BDP), the receiver acknowledging every 10th packet (ACK_FREQUENCY)",
+        rate_mbit: 20.0,
+        delay_ms: 30,
+        queue: Queue::DropTail { packets: 150 },
+        loss: Loss::Bernoulli { rate: 0.005 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: DECIMATED,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: false,
+    },
+    PathClass {
+        id: "decimated-vs-newreno",
+        label: "ACK/10 vs newreno",
+        description: "against one newreno flow, 10 Mbit/s, 40 ms RTT, 1 BDP drop-tail queue, no \
+                      random loss, every receiver acknowledging every 10th packet (ACK_FREQUENCY)",
+        rate_mbit: 10.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 34 },
+        loss: Loss::None,
+        flows: Flows::Against { peer: "newreno" },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: DECIMATED,
+        policed: false,
+        family: Family::Sharing,
+        pooled: false,
+    },
 ];
 
 #[cfg(test)]
@@ -631,8 +771,9 @@ mod tests {
                 assert_eq!(s.flows[0].controller, "newreno");
                 assert_eq!(text.contains("loss ="), !lossless && c.loss != Loss::None);
                 assert_eq!(s.links[0].trace.is_some(), c.trace.is_some(), "{}", c.id);
-                let codel = matches!(c.queue, Queue::Managed { .. });
-                assert_eq!(s.links[0].codel.is_some(), codel, "{}", c.id);
+                let aqm = matches!(c.queue, Queue::Managed { .. });
+                assert_eq!(s.links[0].aqm.is_some(), aqm, "{}", c.id);
+                assert_eq!(s.links[0].police.is_some(), c.policed, "{}", c.id);
             }
         }
     }

@@ -81,7 +81,7 @@ impl Figure {
             Flows::Alone => {
                 f.push(QueueP95VsBudget);
                 if class.is_managed() {
-                    f.push(QueueDropsVsReference);
+                    f.extend([QueueDropsVsReference, CongestionAsCongestion]);
                 }
             }
             Flows::Against { .. } => {
@@ -203,6 +203,11 @@ impl SeedValues {
         if class.is_managed() {
             let newreno = runs.get(class, DROPS_REFERENCE, false, seed);
             self.set(Figure::QueueDropsVsReference, drops_ratio(run, newreno));
+            // Alone behind an AQM or a policer, every queue drop is the controller's to answer.
+            self.set(
+                Figure::CongestionAsCongestion,
+                congestion_as_congestion(run),
+            );
         }
     }
 
