@@ -215,6 +215,36 @@ fn an_aqm_with_ecn_marks_quinn_s_packets_instead_of_dropping_them() {
 }
 
 #[test]
+fn fq_codel_shares_between_two_flows_and_keeps_a_sparse_flow_s_queue_short() {
+    let fq = AqmKind::FqCoDel(quinn_discern_harness::scenario::FqCoDel {
+        codel: CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        },
+        quantum: 1514,
+    });
+    let s = scenario(
+        "fq",
+        20.0,
+        1,
+        vec![aqm_link(fq, false)],
+        vec![flow("newreno", 0, None), flow("newreno", 0, None)],
+    );
+    let out = run(&s);
+    let g: Vec<f64> = out.summary.flows.iter().map(|f| f.goodput_bps).collect();
+    eprintln!("{g:?} {:?}", out.summary.links[0]);
+    let share = g[0] / (g[0] + g[1]);
+    assert!((0.4..0.6).contains(&share), "{g:?}");
+    assert!(out.summary.flows.iter().all(|f| f.verified));
+    let drops = out.summary.links[0].queue_drops.unwrap();
+    assert!(
+        drops.fq_codel > 0 && drops.fq_codel == drops.total,
+        "{drops:?}"
+    );
+    assert!(out.summary.links[0].queue_delay.unwrap().p95_s < 0.025);
+}
+
+#[test]
 fn a_policer_holds_a_flow_near_its_rate_without_a_queue() {
     let mut l = link("l", 50.0, 20, 1000, LossModel::None);
     l.police = Some(Policer {

@@ -20,10 +20,13 @@
 //!
 //! The queue is FIFO and the service schedule depends only on the packets ahead, so a packet's
 //! whole fate is known the moment it arrives: a hop costs one event (the arrival at the next
-//! hop). Each direction draws its loss and its delay variation from RNG streams of its own,
+//! hop). FQ-CoDel (RFC 8290, `fq_codel.rs`) is the exception: which packet leaves next depends
+//! on packets still to come (a new flow's packet goes ahead of a backlog), so its links hold
+//! packets as tokens and release them at service times (`enqueue`, `next_service`, `serve`). Each direction draws its loss and its delay variation from RNG streams of its own,
 //! seeded by the scenario seed, the link and the direction.
 
 mod codel;
+mod fq_codel;
 pub mod loss;
 mod pie;
 mod police;
@@ -39,6 +42,7 @@ use rand_chacha::ChaCha8Rng;
 use crate::report::{LinkSummary, MeasuredLink, QueueDelay, QueueDrops, TraceUse};
 use crate::scenario::{AqmKind, Jitter, Link, Reorder};
 use codel::CoDelState;
+use fq_codel::{FqCoDelState, Held};
 use loss::{aqm_rng, link_rng, variation_rng, Direction, LossState};
 use pie::{PieState, PieVerdict};
 use police::PoliceState;
@@ -82,6 +86,8 @@ pub struct DirStats {
     pub pie_drops: u64,
     /// The part of `queue_drops` the policer took.
     pub police_drops: u64,
+    /// The part of `queue_drops` FQ-CoDel took (its flows' CoDel and its limit).
+    pub fq_codel_drops: u64,
     pub channel_drops: u64,
     pub ce_marks: u64,
     /// Packets held back by the reordering model.
@@ -119,6 +125,9 @@ pub struct LinkDir {
     aqm: Option<AqmState>,
     /// The AQM marks ECN-capable packets instead of dropping them.
     aqm_ecn: bool,
+    /// A scheduler that holds packets (FQ-CoDel), and when its server is next free.
+    scheduled: Option<FqCoDelState>,
+    server_free_at: Nanos,
     police: Option<PoliceState>,
     ecn_threshold: Option<usize>,
     jitter: Option<Jitter>,
@@ -161,17 +170,30 @@ impl LinkDir {
             delay: nanos(link.delay),
             queue: link.queue,
             departures: VecDeque::with_capacity(link.queue.min(100_000) + 1),
-            aqm: link.aqm.map(|aqm| match aqm.kind {
-                AqmKind::CoDel(c) => {
-                    AqmState::CoDel(CoDelState::new(nanos(c.target), nanos(c.interval)))
-                }
-                AqmKind::Pie(p) => AqmState::Pie(PieState::new(
+            aqm: link.aqm.and_then(|aqm| match aqm.kind {
+                AqmKind::CoDel(c) => Some(AqmState::CoDel(CoDelState::new(
+                    nanos(c.target),
+                    nanos(c.interval),
+                ))),
+                AqmKind::Pie(p) => Some(AqmState::Pie(PieState::new(
                     nanos(p.target),
                     nanos(p.tupdate),
                     aqm_rng(seed, index, dir),
-                )),
+                ))),
+                AqmKind::FqCoDel(_) => None,
             }),
             aqm_ecn: link.aqm.is_some_and(|a| a.ecn),
+            scheduled: link.aqm.and_then(|aqm| match aqm.kind {
+                AqmKind::FqCoDel(f) => Some(FqCoDelState::new(
+                    link.queue,
+                    f.quantum,
+                    nanos(f.codel.target),
+                    nanos(f.codel.interval),
+                    aqm.ecn,
+                )),
+                _ => None,
+            }),
+            server_free_at: 0,
             police: link.police.map(|p| PoliceState::new(p.rate.0, p.burst.0)),
             ecn_threshold: link.ecn.map(|e| e.threshold),
             jitter: link.jitter,
@@ -279,6 +301,81 @@ impl LinkDir {
         }
         self.cursor = cursor;
         self.departures.push_back(depart);
+        self.depart(sojourn, depart, ip_len, ce)
+    }
+
+    /// Whether this direction holds packets and releases them at service times (FQ-CoDel):
+    /// offer them with [`LinkDir::enqueue`], not [`LinkDir::offer`].
+    pub fn is_scheduled(&self) -> bool {
+        self.scheduled.is_some()
+    }
+
+    /// A datagram of `len` bytes of flow `key` (the scheduler's 5-tuple), the caller's `token`,
+    /// arrives at `now` at a scheduled direction. Returns the fates decided now: this packet's
+    /// if the policer drops it, or the packet the limit drops (this one or another's).
+    pub fn enqueue(
+        &mut self,
+        now: Nanos,
+        len: usize,
+        ect: bool,
+        key: u64,
+        token: u64,
+    ) -> Option<(u64, Outcome)> {
+        self.stats.offered += 1;
+        let ip_len = len as u64 + IP_UDP_OVERHEAD;
+        if self.police.as_mut().is_some_and(|p| !p.admit(now, ip_len)) {
+            self.stats.queue_drops += 1;
+            self.stats.police_drops += 1;
+            return Some((token, Outcome::QueueDrop(now)));
+        }
+        let fq = self.scheduled.as_mut()?;
+        let held = Held {
+            token,
+            len: ip_len,
+            enqueued: now,
+            ect,
+        };
+        let dropped = fq.enqueue(key, held)?;
+        self.stats.queue_drops += 1;
+        self.stats.fq_codel_drops += 1;
+        Some((dropped.token, Outcome::QueueDrop(now)))
+    }
+
+    /// When the server takes the next held packet, if any is held: `serve` then.
+    pub fn next_service(&self, now: Nanos) -> Option<Nanos> {
+        let fq = self.scheduled.as_ref()?;
+        (fq.len() > 0).then_some(self.server_free_at.max(now))
+    }
+
+    /// The server takes the scheduler's next packet at `now`: its fate, and those of the
+    /// packets the flows' CoDel dropped on the way.
+    pub fn serve(&mut self, now: Nanos) -> Vec<(u64, Outcome)> {
+        let Some(fq) = self.scheduled.as_mut() else {
+            return Vec::new();
+        };
+        let out = fq.dequeue(now);
+        let mut fates: Vec<(u64, Outcome)> = out
+            .dropped
+            .iter()
+            .map(|d| (d.token, Outcome::QueueDrop(now)))
+            .collect();
+        self.stats.queue_drops += fates.len() as u64;
+        self.stats.fq_codel_drops += fates.len() as u64;
+        if let Some((held, ce)) = out.packet {
+            let (dequeue, depart, cursor) = self.plan(now, held.len);
+            self.cursor = cursor;
+            self.server_free_at = depart;
+            fates.push((
+                held.token,
+                self.depart(dequeue - held.enqueued, depart, held.len, ce),
+            ));
+        }
+        fates
+    }
+
+    /// A packet leaves the queue after `sojourn` and the server at `depart`: its statistics,
+    /// the channel's loss, and its arrival at the far end.
+    fn depart(&mut self, sojourn: Nanos, depart: Nanos, ip_len: u64, ce: bool) -> Outcome {
         self.sojourn_us
             .push(u32::try_from(sojourn / 1000).unwrap_or(u32::MAX));
         self.stats.departed_packets += 1;
@@ -343,12 +440,13 @@ pub struct DirObserved {
 impl DirStats {
     /// The queue drops by who dropped them.
     pub fn queue_drops_by(&self) -> QueueDrops {
-        let named = self.codel_drops + self.pie_drops + self.police_drops;
+        let named = self.codel_drops + self.pie_drops + self.police_drops + self.fq_codel_drops;
         QueueDrops {
             total: self.queue_drops,
             drop_tail: self.queue_drops.saturating_sub(named),
             codel: self.codel_drops,
             pie: self.pie_drops,
+            fq_codel: self.fq_codel_drops,
             police: self.police_drops,
         }
     }
@@ -380,6 +478,14 @@ pub fn describe_queue(link: &Link) -> String {
             "pie target={} tupdate={}{} limit {}",
             d(p.target),
             d(p.tupdate),
+            if ecn { " ecn" } else { "" },
+            link.queue
+        ),
+        Some((AqmKind::FqCoDel(f), ecn)) => format!(
+            "fq_codel target={} interval={} quantum={}{} limit {}",
+            d(f.codel.target),
+            d(f.codel.interval),
+            f.quantum,
             if ecn { " ecn" } else { "" },
             link.queue
         ),

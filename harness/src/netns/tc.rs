@@ -54,6 +54,23 @@ pub fn engine_for(link: &Link, netem: bool) -> Engine {
     }
 }
 
+/// What the user-space engine cannot run: FQ-CoDel, which schedules packets by flow, needs the
+/// kernel's `fq_codel` under the tc engine (or the simulator, `--link sim`).
+pub fn check_user_space(link: &Link, engine: Engine) -> anyhow::Result<()> {
+    let fq_codel = link
+        .aqm
+        .is_some_and(|a| matches!(a.kind, AqmKind::FqCoDel(_)));
+    if engine == Engine::UserSpace && fq_codel {
+        anyhow::bail!(
+            "link \"{}\": queue.fq_codel needs the kernel's sch_netem and sch_fq_codel (tc \
+             engine); this kernel lacks them, and the user-space link engine serves packets in \
+             arrival order only. Run the scenario with --link sim, or use codel or pie",
+            link.name
+        );
+    }
+    Ok(())
+}
+
 fn pct(p: f64) -> String {
     format!("{}%", p * 100.0)
 }
@@ -160,6 +177,17 @@ fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String>
             us(p.target),
             "tupdate".into(),
             us(p.tupdate),
+        ]),
+        AqmKind::FqCoDel(f) => cmd.extend([
+            "fq_codel".into(),
+            "limit".into(),
+            (queue + 1).to_string(),
+            "target".into(),
+            us(f.codel.target),
+            "interval".into(),
+            us(f.codel.interval),
+            "quantum".into(),
+            f.quantum.to_string(),
         ]),
     }
     if ecn {
@@ -375,6 +403,31 @@ mod tests {
                 "filter add dev r0-l0 egress matchall action police rate 8000000bit burst 60000 conform-exceed drop/pipe",
             ]
         );
+    }
+
+    #[test]
+    fn fq_codel_is_an_fq_codel_qdisc_and_an_error_for_the_user_space_engine() {
+        let mut l = link(LossModel::None);
+        l.aqm = Some(crate::scenario::Aqm {
+            kind: crate::scenario::AqmKind::FqCoDel(crate::scenario::FqCoDel {
+                codel: crate::scenario::CoDel {
+                    target: Duration::from_millis(5),
+                    interval: Duration::from_millis(100),
+                },
+                quantum: 1514,
+            }),
+            ecn: false,
+        });
+        let lines = joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap());
+        assert_eq!(
+            lines[2],
+            "qdisc add dev r0-l0 parent 10:1 handle 20: fq_codel limit 41 target 5000us interval 100000us quantum 1514"
+        );
+        assert!(check_user_space(&l, Engine::Netem).is_ok());
+        let e = check_user_space(&l, Engine::UserSpace)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("fq_codel") && e.contains("--link sim"), "{e}");
     }
 
     /// The exact `tc` lines of a scenario file's links, both directions, as the netem engine

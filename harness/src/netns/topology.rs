@@ -80,6 +80,9 @@ impl Topology {
             .iter()
             .map(|l| tc::engine_for(l, t.netem))
             .collect();
+        for (link, engine) in scenario.links.iter().zip(&t.engines) {
+            tc::check_user_space(link, *engine)?;
+        }
         if t.engines.contains(&Engine::UserSpace) {
             sys::check_tun()?;
         }

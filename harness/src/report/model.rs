@@ -167,6 +167,7 @@ pub struct QueueDrops {
     pub drop_tail: u64,
     pub codel: u64,
     pub pie: u64,
+    pub fq_codel: u64,
     pub police: u64,
 }
 

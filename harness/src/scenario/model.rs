@@ -128,6 +128,7 @@ pub struct Aqm {
 pub enum AqmKind {
     CoDel(CoDel),
     Pie(Pie),
+    FqCoDel(FqCoDel),
 }
 
 impl AqmKind {
@@ -136,8 +137,17 @@ impl AqmKind {
         match self {
             AqmKind::CoDel(_) => "codel",
             AqmKind::Pie(_) => "pie",
+            AqmKind::FqCoDel(_) => "fq_codel",
         }
     }
+}
+
+/// FQ-CoDel (RFC 8290) parameters: each flow's CoDel, and the deficit round robin's quantum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FqCoDel {
+    pub codel: CoDel,
+    /// Bytes of credit a flow queue gets per round (RFC default 1514, one Ethernet frame).
+    pub quantum: u64,
 }
 
 /// PIE (RFC 8033) parameters.

@@ -8,7 +8,8 @@ use std::time::Duration;
 use super::error::{describe, Diag};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
-    Aqm, AqmKind, CoDel, EcnMarking, Flow, Jitter, Link, LossModel, Pie, Policer, Reorder, Scenario,
+    Aqm, AqmKind, CoDel, EcnMarking, Flow, FqCoDel, Jitter, Link, LossModel, Pie, Policer, Reorder,
+    Scenario,
 };
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
 
@@ -508,19 +509,29 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
         return Ok((limit(link, e)?, None));
     }
     let example = "{ limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }";
-    let t = sub_table(link, e, &["limit", "codel", "pie", "ecn"], example)?;
+    let t = sub_table(
+        link,
+        e,
+        &["limit", "codel", "pie", "fq_codel", "ecn"],
+        example,
+    )?;
     let l = t.required("limit", "the queue limit in packets, e.g. 1000")?;
     let limit = limit(&t, l)?;
-    let kind = match (t.get("codel"), t.get("pie")) {
-        (Some(_), Some(p)) => {
-            return Err(t.diag(
-                p.value.at,
-                "a queue has one AQM: codel or pie, not both".to_string(),
-            ))
-        }
-        (Some(c), None) => Some(AqmKind::CoDel(codel(&t, c)?)),
-        (None, Some(p)) => Some(AqmKind::Pie(pie(&t, p)?)),
-        (None, None) => None,
+    let given: Vec<&Entry> = ["codel", "pie", "fq_codel"]
+        .iter()
+        .filter_map(|k| t.get(k))
+        .collect();
+    if let [_, second, ..] = given.as_slice() {
+        return Err(t.diag(
+            second.value.at,
+            "a queue has one AQM: codel, pie or fq_codel, not two".to_string(),
+        ));
+    }
+    let kind = match given.first() {
+        Some(e) if e.key == "codel" => Some(AqmKind::CoDel(codel(&t, e)?)),
+        Some(e) if e.key == "pie" => Some(AqmKind::Pie(pie(&t, e)?)),
+        Some(e) => Some(AqmKind::FqCoDel(fq_codel(&t, e)?)),
+        None => None,
     };
     let ecn = match t.get("ecn") {
         Some(e) => {
@@ -555,6 +566,29 @@ fn codel(queue: &Table<'_>, c: &Entry) -> Result<CoDel, Diag> {
         None => Duration::from_millis(100),
     };
     Ok(CoDel { target, interval })
+}
+
+/// FQ-CoDel's parameters; RFC 8290 section 5.1's defaults: CoDel's 5 ms / 100 ms, a quantum of
+/// 1514 bytes. Linux refuses a quantum below 256 bytes.
+fn fq_codel(queue: &Table<'_>, f: &Entry) -> Result<FqCoDel, Diag> {
+    let example = "{ target = \"5ms\", interval = \"100ms\", quantum = 1514 }";
+    let f = sub_table(queue, f, &["target", "interval", "quantum"], example)?;
+    let target = match f.get("target") {
+        Some(e) => f.positive_duration(e, "5ms")?,
+        None => Duration::from_millis(5),
+    };
+    let interval = match f.get("interval") {
+        Some(e) => f.positive_duration(e, "100ms")?,
+        None => Duration::from_millis(100),
+    };
+    let quantum = match f.get("quantum") {
+        Some(e) => f.integer(e, "a quantum in bytes", 1514, 256, 1 << 20)? as u64,
+        None => 1514,
+    };
+    Ok(FqCoDel {
+        codel: CoDel { target, interval },
+        quantum,
+    })
 }
 
 /// PIE's parameters; RFC 8033 section 4.1's defaults: `QDELAY_REF` 15 ms, `T_UPDATE` 15 ms.

@@ -1068,6 +1068,20 @@ fn bad_link_conditions_name_file_line_and_key() {
 #[test]
 fn pie_ecn_and_a_policer_parse_with_the_rfc_defaults() {
     let (_dir, s) = with_link_lines(
+        "rate = \"50Mbit\"\nqueue = { limit = 100, fq_codel = {} }\n",
+        "1\n",
+    );
+    assert_eq!(
+        s.unwrap().links[1].aqm.map(|a| a.kind),
+        Some(AqmKind::FqCoDel(FqCoDel {
+            codel: CoDel {
+                target: Duration::from_millis(5),
+                interval: Duration::from_millis(100)
+            },
+            quantum: 1514
+        }))
+    );
+    let (_dir, s) = with_link_lines(
         "rate = \"50Mbit\"\nqueue = { limit = 100, pie = {}, ecn = true }\npolice = { rate = \"8Mbit\", burst = \"60KB\" }\n",
         "1\n",
     );
@@ -1113,7 +1127,7 @@ fn bad_aqm_and_policer_values_name_file_line_and_key() {
         ),
         (
             "queue = { limit = 10, pie = {}, codel = {} }\n",
-            "one AQM: codel or pie, not both",
+            "one AQM: codel, pie or fq_codel",
         ),
         (
             "queue = { limit = 10, ecn = true }\n",
@@ -1132,6 +1146,18 @@ fn bad_aqm_and_policer_values_name_file_line_and_key() {
             "smaller than one 1500-byte packet",
         ),
         ("queue = 10\npolice = { rate = \"8Mbit\" }\n", "burst"),
+        (
+            "queue = { limit = 10, fq_codel = { quantum = 100 } }\n",
+            "quantum = 100 is out of range",
+        ),
+        (
+            "queue = { limit = 10, fq_codel = { target = \"0s\" } }\n",
+            "fq_codel: target must be longer than 0s",
+        ),
+        (
+            "queue = { limit = 10, fq_codel = {}, codel = {} }\n",
+            "one AQM: codel, pie or fq_codel",
+        ),
     ];
     for (lines, expected) in cases {
         let e = bad(&format!("rate = \"1Mbit\"\n{lines}"));

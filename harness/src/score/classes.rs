@@ -105,6 +105,10 @@ const CODEL_ECN: Queue = Queue::Managed {
     limit: 1000,
     discipline: "codel = {}, ecn = true",
 };
+const FQ_CODEL: Queue = Queue::Managed {
+    limit: 1000,
+    discipline: "fq_codel = {}",
+};
 const PIE: Queue = Queue::Managed {
     limit: 1000,
     discipline: "pie = {}",
@@ -638,6 +642,45 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 20.0,
         delay_ms: 20,
         queue: PIE,
+        loss: Loss::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "fq-codel-vs-newreno",
+        label: "FQ-CoDel vs newreno",
+        description: "against one newreno flow, 20 Mbit/s, 40 ms RTT, FQ-CoDel (RFC 8290 \
+                      defaults: 5 ms target, 100 ms interval, 1514-byte quantum) on a \
+                      1000-packet queue, no random loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: FQ_CODEL,
+        loss: Loss::None,
+        flows: Flows::Against { peer: "newreno" },
+        duration_s: 20,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+    },
+    PathClass {
+        id: "fq-codel-vs-cubic",
+        label: "FQ-CoDel vs cubic",
+        description: "against one quinn-cubic flow, 20 Mbit/s, 40 ms RTT, FQ-CoDel (RFC 8290 \
+                      defaults) on a 1000-packet queue, no random loss",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: FQ_CODEL,
         loss: Loss::None,
         flows: Flows::Against {
             peer: "quinn-cubic",

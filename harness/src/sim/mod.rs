@@ -220,6 +220,10 @@ impl Sim {
                     }
                     None => None,
                 },
+                Event::Service(dir) => {
+                    self.net.serve(now, dir);
+                    None
+                }
                 Event::Tick => {
                     for f in &mut self.flows {
                         if f.started && !f.done() {

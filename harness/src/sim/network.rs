@@ -2,6 +2,7 @@
 //! truth of drops. A datagram from a flow's sender crosses the forward direction of each link of
 //! its path in order; the receiver's datagrams cross the reverse directions in reverse order.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -37,6 +38,8 @@ pub enum Event {
     Packet(Packet),
     /// Periodic time-series sample of every active flow.
     Tick,
+    /// A link direction that holds packets (FQ-CoDel) takes its next one.
+    Service(usize),
 }
 
 /// Routes of one flow, as indices into `Net::links`.
@@ -61,6 +64,11 @@ pub struct Net {
     pub scratch: Vec<u8>,
     /// Wall time spent inside quinn-proto calls.
     pub quinn_time: Duration,
+    /// Packets held by link directions that schedule (FQ-CoDel), by token, with the direction.
+    held: HashMap<u64, (Packet, usize)>,
+    next_token: u64,
+    /// Per direction, whether a `Service` event is pending.
+    service_pending: Vec<bool>,
 }
 
 pub fn dir_index(link: usize, dir: Direction) -> usize {
@@ -104,6 +112,9 @@ impl Net {
             pool: BytesMut::new(),
             scratch: Vec::with_capacity(2048),
             quinn_time: Duration::ZERO,
+            held: HashMap::new(),
+            next_token: 0,
+            service_pending: vec![false; 2 * scenario.links.len()],
         }
     }
 
@@ -150,7 +161,7 @@ impl Net {
 
     /// The packet reached hop `packet.hop` at `now`. Returns it if it is at its destination;
     /// otherwise offers it to the next link, which schedules its arrival or drops it.
-    pub fn forward(&mut self, now: VTime, mut packet: Packet) -> Option<Packet> {
+    pub fn forward(&mut self, now: VTime, packet: Packet) -> Option<Packet> {
         let route = &self.routes[packet.flow as usize];
         let route = match packet.from {
             Side::Sender => &route.forward,
@@ -160,14 +171,66 @@ impl Net {
             return Some(packet);
         };
         let ect = matches!(packet.ecn, Some(EcnCodepoint::Ect0 | EcnCodepoint::Ect1));
-        let cause = match self.links[dir].offer(now, packet.data.len(), ect) {
+        if self.links[dir].is_scheduled() {
+            self.hold(now, dir, packet, ect);
+            return None;
+        }
+        let outcome = self.links[dir].offer(now, packet.data.len(), ect);
+        self.settle(dir, packet, outcome);
+        None
+    }
+
+    /// Hands `packet` to scheduling direction `dir` to hold, and makes sure it will be served.
+    fn hold(&mut self, now: VTime, dir: usize, packet: Packet, ect: bool) {
+        let token = self.next_token;
+        self.next_token += 1;
+        // The scheduler's 5-tuple: each flow's endpoints have addresses of their own.
+        let key = 2 * u64::from(packet.flow) + u64::from(packet.from == Side::Receiver);
+        let len = packet.data.len();
+        self.held.insert(token, (packet, dir));
+        if let Some((token, outcome)) = self.links[dir].enqueue(now, len, ect, key, token) {
+            self.release(token, outcome);
+        }
+        self.schedule_service(now, dir);
+    }
+
+    /// A `Service` event of direction `dir` at `now`.
+    pub fn serve(&mut self, now: VTime, dir: usize) {
+        self.service_pending[dir] = false;
+        for (token, outcome) in self.links[dir].serve(now) {
+            self.release(token, outcome);
+        }
+        self.schedule_service(now, dir);
+    }
+
+    fn schedule_service(&mut self, now: VTime, dir: usize) {
+        if self.service_pending[dir] {
+            return;
+        }
+        if let Some(at) = self.links[dir].next_service(now) {
+            self.service_pending[dir] = true;
+            self.queue.push(at, Event::Service(dir));
+        }
+    }
+
+    /// A held packet's fate is decided.
+    fn release(&mut self, token: u64, outcome: Outcome) {
+        if let Some((packet, dir)) = self.held.remove(&token) {
+            self.settle(dir, packet, outcome);
+        }
+    }
+
+    /// Carries out `outcome` for `packet` at direction `dir`: on to the next hop, or into the
+    /// ground truth as a drop.
+    fn settle(&mut self, dir: usize, mut packet: Packet, outcome: Outcome) {
+        let cause = match outcome {
             Outcome::Arrives { at, ce } => {
                 if ce {
                     packet.ecn = Some(EcnCodepoint::Ce);
                 }
                 packet.hop += 1;
                 self.queue.push(at, Event::Packet(packet));
-                return None;
+                return;
             }
             Outcome::QueueDrop(at) => (Cause::Queue, at),
             Outcome::ChannelDrop(at) => (Cause::Channel, at),
@@ -185,6 +248,5 @@ impl Net {
             cause: cause.0,
             at: cause.1,
         });
-        None
     }
 }
