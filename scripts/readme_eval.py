@@ -11,7 +11,8 @@
                --test sim_speed -- --ignored --nocapture`
 
 The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
-controller (between its `discern-*` markers), from the same score.csv, and its goals table.
+controller (between its `discern-*` markers), from the same score.csv, its goals table, and the
+bottleneck goals (`bottleneck-goals`, by scripts/score_goals.py from the same score.json).
 `--from DIR` takes an existing `discern score` output instead of running one.
 
     scripts/readme_eval.py                    # all three, 10 seeds (minutes on 2 cores)
@@ -23,6 +24,7 @@ controller (between its `discern-*` markers), from the same score.csv, and its g
 import argparse
 import csv
 import json
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -32,6 +34,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "discern"
 POOLED = "random-loss (mean)"
+
+
+def _load_score_goals():
+    spec = importlib.util.spec_from_file_location(
+        "score_goals", Path(__file__).resolve().parent / "score_goals.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+score_goals = _load_score_goals()
 
 
 def replace_between(path, marker, text):
@@ -123,7 +136,12 @@ def scoreboard(args):
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
     classes = json.load(open(out / "score.json"))["classes"]
     results = ROOT / "docs" / "RESULTS.md"
-    for marker, text in discern_sections(rows, classes, args.runs).items():
+    sections = discern_sections(rows, classes, args.runs)
+    board = json.load(open(out / "score.json"))
+    present = [c for c in score_goals.DEFAULT + ["discern:queue=full"]
+               if c in board.get("controllers", [])]
+    sections["bottleneck-goals"] = score_goals.table(board, present)
+    for marker, text in sections.items():
         if args.print:
             print(f"<!-- {marker} -->\n{text}\n")
         else:

@@ -97,7 +97,8 @@ pub struct DirStats {
 /// The AQM in front of a queue, with its state.
 enum AqmState {
     CoDel(CoDelState),
-    Pie(PieState),
+    // Boxed: PIE carries its RNG, several times CoDel's size, and links are few.
+    Pie(Box<PieState>),
 }
 
 /// What serves the queue.
@@ -175,11 +176,11 @@ impl LinkDir {
                     nanos(c.target),
                     nanos(c.interval),
                 ))),
-                AqmKind::Pie(p) => Some(AqmState::Pie(PieState::new(
+                AqmKind::Pie(p) => Some(AqmState::Pie(Box::new(PieState::new(
                     nanos(p.target),
                     nanos(p.tupdate),
                     aqm_rng(seed, index, dir),
-                ))),
+                )))),
                 AqmKind::FqCoDel(_) => None,
             }),
             aqm_ecn: link.aqm.is_some_and(|a| a.ecn),

@@ -524,7 +524,7 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
     if let [_, second, ..] = given.as_slice() {
         return Err(t.diag(
             second.value.at,
-            "a queue has one AQM: codel, pie or fq_codel, not two".to_string(),
+            "a queue has one AQM: codel, pie or fq_codel, not two",
         ));
     }
     let kind = match given.first() {
@@ -542,9 +542,8 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
                 return Err(t.diag(
                     e.value.at,
                     "ecn = true marks where an AQM would drop, and this queue has none; add \
-                     codel = {} or pie = {}, or use the link's ecn = { threshold = N } for step \
-                     marking"
-                        .to_string(),
+                     codel = {}, pie = {} or fq_codel = {}, or use the link's ecn = { threshold = N } for step \
+                     marking",
                 ));
             }
             on
