@@ -239,12 +239,7 @@ impl<C: Classifier> Algorithm for WindowAlgorithm<C> {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
-        // Classifiers that weigh the loss against the window (Veno's backlog, a burst's size)
-        // read it from the event; this algorithm knows it best.
-        let event = &CongestionEvent {
-            window_packets: self.window.cwnd() / self.window.mss().max(1),
-            ..*event
-        };
+        let event = &self.window.annotate(event);
         let (verdict, evidence) = self.discriminator.judge(event);
         let reduced = if event.persistent {
             let before = self.window.cwnd();

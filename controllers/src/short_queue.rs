@@ -13,21 +13,25 @@
 //!   where `alpha = t x peak rate` is the target queue in bytes. It converges to the window that
 //!   keeps `t` queued, shrinks the queue the flow built, and regrows within a few rounds after a
 //!   loss response, where Reno's one MSS per round trip would take seconds on a long path.
-//! * **Shared queue**: a queue that stays above two targets for four rounds while the update
-//!   shrinks the window by a quarter or more is not the flow's own: a loss-based flow is filling
-//!   the buffer, and yielding further would starve this one (Vegas and FAST against Reno). The
-//!   flow then grows as NewReno does until the queue stays below the target for four rounds
-//!   (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with the switch
-//!   read from the shrink's effect instead of an emptied queue).
+//! * **Shared queue**: a queue that stays above two targets for four rounds without the update
+//!   bringing it down by a quarter is not the flow's own: a loss-based flow is filling the
+//!   buffer, and yielding further would starve this one (Vegas and FAST against Reno). The flow
+//!   then grows as NewReno does until the queue stays below the target for four rounds (Copa's
+//!   competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with the switch read from
+//!   the update's effect instead of an emptied queue).
+//!
+//! Where a rate limit has been found (see below), the window rises above it by at most a target's
+//! worth of bytes a round, however empty the queue: a policer has none to show.
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
-//! the queue its own, it brings the window down to the delivery rate times the minimum RTT
-//! (drains the queue, keeps the pipe full; never below half). A loss with the window well beyond
-//! what the path delivers and no queue (a policer) is congestion and brings the window to the
-//! delivery rate times the minimum RTT (Westwood+'s reduction, which holds a policed flow at the
-//! policed rate). Other losses are random and keep the window. An ECN-CE mark reduces by
-//! `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
+//! the queue its own, it takes out the queue the lost packet met, `cwnd *= min RTT / (min RTT +
+//! queue)`, never below half, which drains the queue and keeps the pipe full. A loss share beyond
+//! a channel's with no queue is a rate limit (a policer), remembered for 16 rounds, during which
+//! every loss with the queue short is its: each halves the window once per window, as NewReno
+//! answers a queue, since a policer is a limit the flow shares like one. Other losses are random
+//! and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent congestion
+//! restarts slow start.
 
 use std::time::Duration;
 
@@ -186,19 +190,15 @@ impl ShortQueueAlgorithm {
         self.window.resize(next as u64);
     }
 
-    fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
+    fn reduce(&mut self, event: &CongestionEvent) {
         if event.is_ecn() {
             self.window.reduce(event.now, self.ecn_beta);
             return;
         }
         let cwnd = self.window.cwnd();
         match (self.classifier().last_cause(), self.owner) {
-            // A policer: back to what it passes, the part of the window that was not lost (never
-            // below NewReno's cut).
-            (Some(LossCause::Rate), _) => {
-                let _ = losses_in_window;
-                self.window.reduce(event.now, self.beta);
-            }
+            // A policer: a limit shared with other flows, answered as NewReno answers a queue.
+            (Some(LossCause::Rate), _) => self.window.reduce(event.now, self.beta),
             // The flow's own queue overflowed (or met an AQM): take out the queue the lost
             // packet met, which keeps the pipe full (never below NewReno's cut).
             (_, QueueOwner::Own { .. }) => {
@@ -250,17 +250,13 @@ impl Algorithm for ShortQueueAlgorithm {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
-        let event = &CongestionEvent {
-            window_packets: self.window.cwnd() / self.window.mss().max(1),
-            in_slow_start: self.window.state() == State::SlowStart,
-            ..*event
-        };
+        let event = &self.window.annotate(event);
         let (verdict, evidence) = self.discriminator.judge(event);
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
             true
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
-            self.reduce(event, evidence.losses_in_window);
+            self.reduce(event);
             true
         } else {
             false

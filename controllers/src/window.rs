@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::event::{Ack, State};
+use crate::event::{Ack, CongestionEvent, State};
 
 /// Initial window of RFC 9002 section 7.2 for quinn's 1200-byte base datagram:
 /// `min(10 * 1200, max(2 * 1200, 14720))`.
@@ -120,6 +120,17 @@ impl Window {
     pub fn end_slow_start(&mut self) {
         self.ssthresh = self.cwnd;
         self.avoidance_credit = 0;
+    }
+
+    /// `event` with what the window knows filled in: its size in whole MSS and whether it is in
+    /// slow start. Classifiers that weigh a loss against the window (Veno's backlog, a burst's
+    /// size, a loss share) read them from the event.
+    pub fn annotate(&self, event: &CongestionEvent) -> CongestionEvent {
+        CongestionEvent {
+            window_packets: self.cwnd / self.mss.max(1),
+            in_slow_start: self.state() == State::SlowStart,
+            ..*event
+        }
     }
 
     /// True if a loss of a packet sent at `sent` starts a new congestion episode, i.e. the packet

@@ -556,12 +556,18 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
 fn codel(queue: &Table<'_>, c: &Entry) -> Result<CoDel, Diag> {
     let example = "{ target = \"5ms\", interval = \"100ms\" }";
     let c = sub_table(queue, c, &["target", "interval"], example)?;
-    let target = match c.get("target") {
-        Some(e) => c.positive_duration(e, "5ms")?,
+    codel_times(&c)
+}
+
+/// CoDel's `target` and `interval` in table `t` (CoDel's own, or FQ-CoDel's), with RFC 8289's
+/// defaults: 5 ms and 100 ms.
+fn codel_times(t: &Table<'_>) -> Result<CoDel, Diag> {
+    let target = match t.get("target") {
+        Some(e) => t.positive_duration(e, "5ms")?,
         None => Duration::from_millis(5),
     };
-    let interval = match c.get("interval") {
-        Some(e) => c.positive_duration(e, "100ms")?,
+    let interval = match t.get("interval") {
+        Some(e) => t.positive_duration(e, "100ms")?,
         None => Duration::from_millis(100),
     };
     Ok(CoDel { target, interval })
@@ -572,22 +578,12 @@ fn codel(queue: &Table<'_>, c: &Entry) -> Result<CoDel, Diag> {
 fn fq_codel(queue: &Table<'_>, f: &Entry) -> Result<FqCoDel, Diag> {
     let example = "{ target = \"5ms\", interval = \"100ms\", quantum = 1514 }";
     let f = sub_table(queue, f, &["target", "interval", "quantum"], example)?;
-    let target = match f.get("target") {
-        Some(e) => f.positive_duration(e, "5ms")?,
-        None => Duration::from_millis(5),
-    };
-    let interval = match f.get("interval") {
-        Some(e) => f.positive_duration(e, "100ms")?,
-        None => Duration::from_millis(100),
-    };
+    let codel = codel_times(&f)?;
     let quantum = match f.get("quantum") {
         Some(e) => f.integer(e, "a quantum in bytes", 1514, 256, 1 << 20)? as u64,
         None => 1514,
     };
-    Ok(FqCoDel {
-        codel: CoDel { target, interval },
-        quantum,
-    })
+    Ok(FqCoDel { codel, quantum })
 }
 
 /// PIE's parameters; RFC 8033 section 4.1's defaults: `QDELAY_REF` 15 ms, `T_UPDATE` 15 ms.
