@@ -282,7 +282,7 @@ impl PathModel {
     }
 
     /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
-    /// packets of the [`NEIGHBOURS`] frames sent nearest before it and after it. Those were
+    /// packets of the three frames sent nearest before it and the three after it. Those were
     /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
     /// delay, and a full or AQM-controlled queue stands high for all of them.
     pub fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
