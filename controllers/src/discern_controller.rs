@@ -65,8 +65,10 @@ use crate::Adapter;
 /// Known limits (docs/RESULTS.md, the goals table): order-keeping per-packet jitter of several
 /// milliseconds looks like a standing queue that does not answer the flow's shrinking, so the
 /// flow shares it as NewReno would (the jitter class); against CUBIC in deep buffers and on the
-/// LTE traces, NewReno's manners get what NewReno gets, a third or less; a slow-start loss on a
-/// 2 Mbit/s, 200 ms path leaves the flow to grow back by FAST's small steps.
+/// LTE traces it yields for rounds before it reads the queue as another flow's, and gets less
+/// than NewReno gets there; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
+/// back by FAST's small steps; behind a policer shared with NewReno, the first losses of each
+/// episode stay under the loss share that reveals the limit, and NewReno keeps about four fifths.
 ///
 /// `queue = full` keeps the earlier design to compare: NewReno that keeps its window on a loss
 /// below the largest queue the path has shown ([`QueueFull`]), with its options `growth`,
