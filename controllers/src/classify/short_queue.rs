@@ -84,6 +84,9 @@ pub struct PathModel {
     acked_per_frame: f64,
     /// Average absolute difference between successive frames' queueing delays, seconds.
     successive_difference: f64,
+    /// The smallest queue of the last six frames, once there are six.
+    recent: Option<Duration>,
+    slow_start_exit: Duration,
 }
 
 impl Default for PathModel {
@@ -103,6 +106,8 @@ impl Default for PathModel {
             mss: 1200,
             acked_per_frame: QUINN_ACKED_PER_FRAME,
             successive_difference: 0.0,
+            recent: None,
+            slow_start_exit: MIN_TARGET,
         }
     }
 }
@@ -116,15 +121,15 @@ impl PathModel {
     /// The smallest queue of the last few ACK frames: in slow start the queue builds within a
     /// round, and a round later the window would have doubled into it.
     pub fn recent_queue(&self) -> Option<Duration> {
-        if self.frames.len() < 2 * NEIGHBOURS {
-            return None;
-        }
-        self.frames
-            .iter()
-            .rev()
-            .take(2 * NEIGHBOURS)
-            .map(|&(_, _, q)| q)
-            .min()
+        self.recent
+    }
+
+    /// Works out [`Self::recent_queue`] once per frame.
+    fn update_recent(&mut self) {
+        self.recent = (self.frames.len() >= 2 * NEIGHBOURS).then(|| {
+            let newest = self.frames.iter().rev().take(2 * NEIGHBOURS);
+            newest.map(|&(_, _, q)| q).min().unwrap_or_default()
+        });
     }
 
     /// The standing queue of the last complete round.
@@ -147,8 +152,14 @@ impl PathModel {
     /// queue rather than an RTT rise), since early in slow start the peak rate, and so the packet
     /// time behind the target, is only the rate of the first rounds.
     pub fn slow_start_exit(&self) -> Duration {
+        self.slow_start_exit
+    }
+
+    /// Works out [`Self::slow_start_exit`], once a round (every frame in the first round, while
+    /// the minimum RTT settles): slow start reads it on every frame.
+    fn update_slow_start_exit(&mut self) {
         let hystart = (self.min_rtt / 16).clamp(MIN_GUARD / 2, Duration::from_millis(8));
-        self.target().saturating_mul(2).min(hystart.max(MIN_TARGET))
+        self.slow_start_exit = self.target().saturating_mul(2).min(hystart.max(MIN_TARGET));
     }
 
     /// The minimum RTT.
@@ -239,6 +250,7 @@ impl PathModel {
                     self.standing = Some(seconds(mean));
                 }
                 self.rounds += 1;
+                self.update_slow_start_exit();
                 self.begin_round(ack.now);
             }
             None => self.begin_round(ack.now),
@@ -275,7 +287,11 @@ impl PathModel {
         }
         let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
         self.frames.push_back((sent, batch.rtt.latest, queueing));
-        if let Some(recent) = self.recent_queue() {
+        self.update_recent();
+        if self.rounds == 0 {
+            self.update_slow_start_exit();
+        }
+        if let Some(recent) = self.recent {
             self.round_queue_sum += recent.as_secs_f64();
             self.round_frames += 1;
         }
