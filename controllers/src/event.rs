@@ -172,8 +172,6 @@ pub struct CongestionEvent {
     pub rtt: RttSample,
     /// The sender's congestion window when the event arrived, in whole MSS (0 where unknown).
     pub window_packets: u64,
-    /// The sender was in slow start when the event arrived (false where unknown).
-    pub in_slow_start: bool,
 }
 
 impl CongestionEvent {
@@ -196,7 +194,6 @@ impl CongestionEvent {
             persistent,
             rtt,
             window_packets: 0,
-            in_slow_start: false,
         }
     }
 
@@ -210,7 +207,6 @@ impl CongestionEvent {
             persistent: false,
             rtt,
             window_packets: 0,
-            in_slow_start: false,
         }
     }
 

@@ -122,13 +122,11 @@ impl Window {
         self.avoidance_credit = 0;
     }
 
-    /// `event` with what the window knows filled in: its size in whole MSS and whether it is in
-    /// slow start. Classifiers that weigh a loss against the window (Veno's backlog, a burst's
-    /// size, a loss share) read them from the event.
+    /// `event` with the window's size in whole MSS filled in: classifiers that weigh a loss
+    /// against the window (Veno's backlog, a burst's size, a loss share) read it from the event.
     pub fn annotate(&self, event: &CongestionEvent) -> CongestionEvent {
         CongestionEvent {
             window_packets: self.cwnd / self.mss.max(1),
-            in_slow_start: self.state() == State::SlowStart,
             ..*event
         }
     }

@@ -8,8 +8,6 @@ use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 const RECENT_FRAMES: usize = 64;
 /// Frames on each side of a lost packet whose queue it is read from.
 const NEIGHBOURS: usize = 3;
-/// Rounds over which the largest delivery rate is the bottleneck's rate (BBR's 10).
-const RATE_ROUNDS: usize = 10;
 /// Rounds over which the largest delivery rate sets the packet time of the target: a flow that
 /// shares the link delivers less than the link's rate, and a target in packet times of its own
 /// share would grow as the share shrinks.
@@ -51,16 +49,17 @@ pub enum LossCause {
 }
 
 /// What the flow knows of its path from its ACKs: round trips, the standing queue, the
-/// bottleneck's delivery rate, and the queue each recent ACK frame's newest packet met.
+/// peak delivery rate, and the queue each recent ACK frame's newest packet met.
 ///
 /// A round begins when an ACK arrives and ends when a packet sent after that is acknowledged.
 /// The *standing queue* is, averaged over a round, the smallest queueing delay (corrected RTT
 /// sample less the minimum RTT) of the last six ACK frames: per-packet jitter, a delayed ACK or
 /// an ACK-compressed burst only ever raises a sample, so a short minimum passes over them (Copa's
 /// `RTTstanding`, Arun and Balakrishnan, NSDI 2018, section 2.1), and the average over the round
-/// passes over the troughs a paced flow's queue shows between its bursts. The bottleneck rate is the largest per-round delivery
-/// rate over the last ten rounds (BBR's `BtlBw` filter, draft-cardwell-iccrg-bbr-congestion-control
-/// section 4.5.2).
+/// passes over the troughs a paced flow's queue shows between its bursts. The peak rate is the
+/// largest per-round delivery rate over the last hundred rounds (a longer window than BBR's
+/// `BtlBw` filter, draft-cardwell-iccrg-bbr-congestion-control section 4.5.2, since it sets the
+/// packet time of the target, which must not grow as a shared flow's share shrinks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathModel {
     /// `(sent, raw RTT sample, queueing)` of the newest packet of each recent ACK frame, in ACK
@@ -75,8 +74,7 @@ pub struct PathModel {
     standing: Option<Duration>,
     /// Delivery rates of the last [`PEAK_ROUNDS`] rounds, bytes per second, newest last.
     rates: VecDeque<f64>,
-    /// The largest of the last [`RATE_ROUNDS`] and of all of them, worked out once per round.
-    bottleneck_rate: f64,
+    /// The largest of them, worked out once per round.
     peak_rate: f64,
     min_rtt: Duration,
     mss: u64,
@@ -100,7 +98,6 @@ impl Default for PathModel {
             rounds: 0,
             standing: None,
             rates: VecDeque::with_capacity(PEAK_ROUNDS),
-            bottleneck_rate: 0.0,
             peak_rate: 0.0,
             min_rtt: Duration::ZERO,
             mss: 1200,
@@ -135,11 +132,6 @@ impl PathModel {
     /// The standing queue of the last complete round.
     pub fn standing_queue(&self) -> Option<Duration> {
         self.standing
-    }
-
-    /// The bottleneck's delivery rate in bytes per second (0 before the first round ends).
-    pub fn bottleneck_rate(&self) -> f64 {
-        self.bottleneck_rate
     }
 
     /// The largest delivery rate of the last hundred rounds, bytes per second.
@@ -218,15 +210,6 @@ impl PathModel {
             .max(MIN_GUARD)
     }
 
-    /// The bytes the path delivers in a round trip at the standing queue: `rate x (min RTT +
-    /// standing queue)`.
-    pub fn pipe_bytes(&self) -> u64 {
-        let rtt = self
-            .min_rtt
-            .saturating_add(self.standing.unwrap_or_default());
-        (self.bottleneck_rate() * rtt.as_secs_f64()) as u64
-    }
-
     fn on_ack(&mut self, ack: &Ack) {
         self.mss = self.mss.max(ack.bytes);
         match self.round_start {
@@ -238,12 +221,7 @@ impl PathModel {
                         self.rates.pop_front();
                     }
                     self.rates.push_back(self.round_acked as f64 / span);
-                    let max = |rates: std::collections::vec_deque::Iter<'_, f64>| {
-                        rates.copied().fold(0.0, f64::max)
-                    };
-                    let recent = self.rates.len().saturating_sub(RATE_ROUNDS);
-                    self.bottleneck_rate = max(self.rates.range(recent..));
-                    self.peak_rate = max(self.rates.iter());
+                    self.peak_rate = self.rates.iter().copied().fold(0.0, f64::max);
                 }
                 if self.round_frames > 0 {
                     let mean = self.round_queue_sum / f64::from(self.round_frames);
