@@ -6,6 +6,8 @@
 #   scripts/output_digest.sh out/digest-after       # on the new one
 #   diff out/digest-before/SHA256SUMS out/digest-after/SHA256SUMS && echo identical
 #
+# Make both in the same checkout: a capacity trace is named in summaries by its path.
+#
 # It runs every scenario in scenarios/ once (`run`), a two-seed sweep of each over two controllers
 # (`sweep`), one `run --runs 2` and the scoreboard at `--runs 2` (`score`), then lists the SHA-256 of
 # every output file (summaries, CSVs, JSON, plots) and of the score's printed table and messages in

@@ -5,8 +5,8 @@
                --baseline newreno`: the printed table (means, 95 % intervals, paired ratio)
   scoreboard   `discern score --runs N` over the default controllers: three tables (random loss,
                sharing a bottleneck, AQM and queue size; the families of score.json's classes),
-               one row per controller from score.csv, and the heatmap copied to
-               docs/results/score.png
+               one row per controller from score.csv, and the heatmap and the
+               efficiency-against-harm plot copied to docs/results/score.png and tradeoff.png
   sim-speed    the simulator speed table of `cargo test --release -p quinn-discern-harness
                --test sim_speed -- --ignored --nocapture`
 
@@ -155,6 +155,7 @@ def scoreboard(args):
     if not args.print:
         (ROOT / "docs" / "results").mkdir(parents=True, exist_ok=True)
         shutil.copy(out / "score.png", ROOT / "docs" / "results" / "score.png")
+        shutil.copy(out / "tradeoff.png", ROOT / "docs" / "results" / "tradeoff.png")
     return "\n".join(lines)
 
 
@@ -262,7 +263,7 @@ def main():
                     help="scoreboard: tabulate the last run's score.csv instead of running it")
     ap.add_argument("--print", action="store_true",
                     help="print the generated blocks instead of writing README.md, "
-                         "docs/RESULTS.md and docs/results/score.png")
+                         "docs/RESULTS.md, docs/results/score.png and tradeoff.png")
     args = ap.parse_args()
     run(["cargo", "build", "--release", "-q", "-p", "quinn-discern-harness"])
     readme = ROOT / "README.md"

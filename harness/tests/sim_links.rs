@@ -242,6 +242,14 @@ fn fq_codel_shares_between_two_flows_and_keeps_a_sparse_flow_s_queue_short() {
         "{drops:?}"
     );
     assert!(out.summary.links[0].queue_delay.unwrap().p95_s < 0.025);
+    // Each flow's own account adds up to the link's: the forward direction carries only data,
+    // so every drop there is one flow's data packet.
+    let own: Vec<_> = out.summary.flows.iter().map(|f| f.queue.unwrap()).collect();
+    assert_eq!(own.iter().map(|q| q.drops).sum::<u64>(), drops.total);
+    for q in &own {
+        let delay = q.delay.unwrap();
+        assert!(delay.p95_s > 0.0 && delay.p95_s < 0.025, "{own:?}");
+    }
 }
 
 #[test]

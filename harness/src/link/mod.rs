@@ -62,9 +62,9 @@ pub fn nanos(d: Duration) -> Nanos {
 /// What became of a packet offered to a link direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// It reaches the far end of the link at `at`; `ce`: the link marked it Congestion
-    /// Experienced.
-    Arrives { at: Nanos, ce: bool },
+    /// It reaches the far end of the link at `at` after waiting `queued` in its queue; `ce`:
+    /// the link marked it Congestion Experienced.
+    Arrives { at: Nanos, ce: bool, queued: Nanos },
     /// The queue dropped it at this time: drop-tail on arrival, or CoDel at dequeue.
     QueueDrop(Nanos),
     /// The channel lost it as it left the link at this time.
@@ -391,6 +391,7 @@ impl LinkDir {
         Outcome::Arrives {
             at: self.arrival(depart + self.delay),
             ce,
+            queued: sojourn,
         }
     }
 
@@ -549,7 +550,8 @@ pub fn summary(
     }
 }
 
-fn queue_delay(sojourn_us: &[u32]) -> Option<QueueDelay> {
+/// Mean and 95th percentile of queueing delays given in microseconds.
+pub fn queue_delay(sojourn_us: &[u32]) -> Option<QueueDelay> {
     if sojourn_us.is_empty() {
         return None;
     }

@@ -50,6 +50,9 @@ impl FlowResult {
             verdicts,
             verified: self.verified,
             flow_control_limited: self.flow_control_limited,
+            // Neither engine attributes its queue's drops and delays to flows (the kernel's
+            // counters are per qdisc), so netns summaries leave this out.
+            queue: None,
         }
     }
 }

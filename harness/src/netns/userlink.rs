@@ -184,7 +184,7 @@ fn reader(
             let len = (n as u64).saturating_sub(IP_UDP_OVERHEAD) as usize;
             let ect = ecn_capable(&buf[..n]);
             match model.offer(now_ns, len, ect) {
-                Outcome::Arrives { at, ce } => {
+                Outcome::Arrives { at, ce, .. } => {
                     report.last_s = Some(at.saturating_sub(delay_ns) as f64 / 1e9);
                     if ce {
                         mark_ce(&mut buf[..n]);

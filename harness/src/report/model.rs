@@ -96,6 +96,21 @@ pub struct FlowSummary {
     pub verified: bool,
     /// True if flow control, rather than the congestion controller, limited the sender.
     pub flow_control_limited: bool,
+    /// What the queues did to this flow's data packets, where the runner sees each packet
+    /// (the simulator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<FlowQueue>,
+}
+
+/// The queues' treatment of one flow's data packets: what a fair-queueing bottleneck is judged
+/// on, flow by flow (RFC 8290 section 1: a flow's queue is its own).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FlowQueue {
+    /// Data packets dropped by a queue, an AQM or a policer on the way.
+    pub drops: u64,
+    /// The time the data packets that arrived waited in queues, summed over the links they
+    /// crossed.
+    pub delay: Option<QueueDelay>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -204,6 +204,12 @@ impl PathClass {
         self.policed || matches!(self.queue, Queue::Managed { .. })
     }
 
+    /// Fair queueing at the bottleneck (FQ-CoDel): each flow has a queue of its own, so a
+    /// flow's drops and delay are judged beside the other flow's, not the link's.
+    pub fn is_fair_queued(&self) -> bool {
+        self.queue == FQ_CODEL
+    }
+
     /// The base round-trip time: twice the one-way delay.
     pub fn base_rtt_s(&self) -> f64 {
         2.0 * f64::from(self.delay_ms) / 1000.0

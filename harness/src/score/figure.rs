@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 
 use super::classes::{Flows, PathClass};
 use super::{Job, Outcome, REFERENCE};
-use crate::report::Summary;
+use crate::report::{FlowQueue, Summary};
 use crate::stats::jain_index;
 
 /// One figure of the scoreboard.
@@ -29,6 +29,8 @@ pub enum Figure {
     QueueP95VsReference,
     QueueDropsVsReference,
     LinkEfficiency,
+    OwnDropsVsPeer,
+    OwnQueueP95VsPeer,
 }
 
 impl Figure {
@@ -50,6 +52,8 @@ impl Figure {
             Figure::QueueP95VsReference => "queue_p95_vs_reference",
             Figure::QueueDropsVsReference => "queue_drops_vs_reference",
             Figure::LinkEfficiency => "link_efficiency",
+            Figure::OwnDropsVsPeer => "own_drops_vs_peer",
+            Figure::OwnQueueP95VsPeer => "own_queue_p95_vs_peer",
         }
     }
 
@@ -88,6 +92,9 @@ impl Figure {
                 f.extend([QueueDropsVsReference, QueueP95VsReference]);
                 if lossy {
                     f.push(LinkEfficiency);
+                }
+                if class.is_fair_queued() {
+                    f.extend([OwnDropsVsPeer, OwnQueueP95VsPeer]);
                 }
             }
             Flows::Among { .. } => {}
@@ -239,6 +246,19 @@ impl SeedValues {
             Figure::QueueP95VsReference,
             ratio(queue_p95(run), own_kind.and_then(queue_p95)),
         );
+        if class.is_fair_queued() {
+            let (own, other) = (flow_queue(run, 0), flow_queue(run, 1));
+            let drops = |q: FlowQueue| q.drops as f64;
+            self.set(
+                Figure::OwnDropsVsPeer,
+                ratio(own.map(drops), other.map(drops)),
+            );
+            let p95 = |q: FlowQueue| q.delay.map(|d| d.p95_s);
+            self.set(
+                Figure::OwnQueueP95VsPeer,
+                ratio(own.and_then(p95), other.and_then(p95)),
+            );
+        }
         if !class.is_congestion_only() {
             let lossless = runs.get(class, controller, true, seed).and_then(|r| {
                 let both = goodput(r, 0).zip(goodput(r, 1))?;
@@ -269,6 +289,11 @@ pub const DROPS_REFERENCE: &str = "newreno";
 /// `a / b`, defined when `b` is positive.
 fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b)
+}
+
+/// What the queues did to flow `flow`'s data packets, where the runner reports it.
+fn flow_queue(s: &Summary, flow: usize) -> Option<FlowQueue> {
+    s.flows.get(flow)?.queue
 }
 
 fn goodput(s: &Summary, flow: usize) -> Option<f64> {

@@ -15,7 +15,9 @@
 //!   `queue_drops_vs_reference` and `queue_p95_vs_reference` = the bottleneck's queue drops and
 //!   p95 queueing delay / those of the peer's run against its own kind (same seed); with random
 //!   loss, `link_efficiency` = both flows' goodput / (both flows' goodput on the same seed
-//!   without the loss x (1 - p));
+//!   without the loss x (1 - p)); behind fair queueing, `own_drops_vs_peer` and
+//!   `own_queue_p95_vs_peer` = the controller's flow's own queue drops and p95 queueing delay /
+//!   the peer flow's in the same run (`flows[].queue` of `summary.json`);
 //! - classes among n flows of the controller: Jain's index of their goodputs and
 //!   `congestion_as_congestion`, the share of queue losses called congestion (every verdict in the
 //!   run is the controller's own);
@@ -32,6 +34,7 @@ pub mod classes;
 mod figure;
 mod heatmap;
 mod table;
+pub mod tradeoff;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -359,7 +362,7 @@ impl Scoreboard {
     }
 }
 
-/// Writes `score.csv`, `score.json` and the heatmap into `dir`; returns the files.
+/// Writes `score.csv`, `score.json`, the heatmap and the trade-off plot into `dir`; returns the files.
 pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
     let csv = dir.join("score.csv");
     output::write_table_csv(&csv, &board.csv())?;
@@ -367,6 +370,7 @@ pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
     output::write_json(&json, board)?;
     let mut files = vec![csv, json];
     files.extend(heatmap::write(dir, board)?);
+    files.extend(tradeoff::write(dir, board)?);
     Ok(files)
 }
 
@@ -407,7 +411,9 @@ pub fn matrix_help() -> String {
          \x20 queue_drops_vs_reference, queue_p95_vs_reference = queue drops, p95 queueing delay / the\n\
          \x20   reference run's (same seed): the peer against its own kind, or newreno alone on an AQM;\n\
          \x20 link_efficiency (against a peer, random loss) = both flows' goodput / (both flows' lossless\n\
-         \x20   goodput, same seed, x (1 - p)).\n\
+         \x20   goodput, same seed, x (1 - p));\n\
+         \x20 own_drops_vs_peer, own_queue_p95_vs_peer (fair queueing) = the flow's own queue drops,\n\
+         \x20   p95 queueing delay / the peer flow's in the same run.\n\
          quinn-bbr, each class's peer against its own kind, and newreno alone on an AQM run as\n\
          references when not listed.\n",
     );

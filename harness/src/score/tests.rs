@@ -1,6 +1,8 @@
 use super::classes::Family;
 use super::*;
-use crate::report::{Drops, FlowSummary, LinkInfo, VerdictAccuracy, Verdicts};
+use crate::report::{
+    Drops, FlowQueue, FlowSummary, LinkInfo, QueueDelay, VerdictAccuracy, Verdicts,
+};
 
 fn ids(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -119,6 +121,7 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
                 verdicts: Verdicts::default(),
                 verified: true,
                 flow_control_limited: false,
+                queue: None,
             })
             .collect(),
         links: vec![],
@@ -328,9 +331,40 @@ fn every_figure_has_its_own_name() {
     let mut names: Vec<&str> = all.iter().map(|f| f.as_str()).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 15, "{names:?}");
+    assert_eq!(names.len(), 17, "{names:?}");
     assert_eq!(
         serde_json::to_value(Figure::QueueDelayP95S).unwrap(),
         "queue_delay_p95_s"
     );
+}
+
+#[test]
+fn fair_queueing_judges_a_flow_beside_the_peer_flow_in_the_same_run() {
+    let class = class("fq-codel-vs-newreno");
+    assert!(class.is_fair_queued() && !self::class("codel-vs-newreno").is_fair_queued());
+    let job = Job {
+        class: class.id.to_string(),
+        controller: "fast".into(),
+        lossless: false,
+        seed: 1,
+    };
+    // The controller's flow lost 12 packets and waited 6 ms at p95; the newreno flow beside it
+    // lost 4 and waited 2 ms.
+    let mut run = queued(&[5e6, 5e6], 16, 0.004);
+    for (flow, (drops, p95_s)) in run.flows.iter_mut().zip([(12, 0.006), (4, 0.002)]) {
+        flow.queue = Some(FlowQueue {
+            drops,
+            delay: Some(QueueDelay {
+                mean_s: p95_s / 2.0,
+                p95_s,
+            }),
+        });
+    }
+    let jobs = [job];
+    let outcomes = [Ok(run)];
+    let v = figure::SeedValues::of(class, "fast", 1, &figure::Runs::new(&jobs, &outcomes)).unwrap();
+    assert_eq!(v.get(Figure::OwnDropsVsPeer), Some(3.0));
+    assert!((v.get(Figure::OwnQueueP95VsPeer).unwrap() - 3.0).abs() < 1e-12);
+    assert!(Figure::of(class).contains(&Figure::OwnDropsVsPeer));
+    assert!(!Figure::of(self::class("codel-vs-newreno")).contains(&Figure::OwnDropsVsPeer));
 }

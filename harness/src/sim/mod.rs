@@ -40,7 +40,8 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
-    FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing, VerdictAccuracy,
+    FlowQueue, FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing,
+    VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
@@ -326,6 +327,10 @@ impl Sim {
                 verified: true,
                 flow_control_limited: stats.is_some_and(|s| {
                     s.frame_tx.data_blocked > 0 || s.frame_tx.stream_data_blocked > 0
+                }),
+                queue: Some(FlowQueue {
+                    drops: self.net.truth.queue_drops_of(f.index),
+                    delay: self.net.flow_queue_delay(f.index),
                 }),
             });
             series.push(FlowSeries {

@@ -9,9 +9,10 @@ use bytes::BytesMut;
 use quinn_proto::EcnCodepoint;
 
 use super::clock::{Clock, EventQueue, VTime};
-use super::link::{LinkDir, Outcome};
+use super::link::{queue_delay, LinkDir, Outcome};
 use super::loss::Direction;
 use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
+use crate::report::QueueDelay;
 use crate::scenario::Scenario;
 
 /// A datagram in flight.
@@ -26,6 +27,8 @@ pub struct Packet {
     /// receiver when it was sent, i.e. the newest packet its ACK frame acknowledges.
     pub newest: Option<(VTime, VTime)>,
     pub ecn: Option<EcnCodepoint>,
+    /// Time it has waited in queues so far on its route.
+    pub queued: VTime,
     pub data: BytesMut,
 }
 
@@ -69,6 +72,9 @@ pub struct Net {
     next_token: u64,
     /// Per direction, whether a `Service` event is pending.
     service_pending: Vec<bool>,
+    /// Per flow, the time each of its data packets that reached the receiver waited in queues
+    /// on the way, in microseconds.
+    queued_us: Vec<Vec<u32>>,
 }
 
 pub fn dir_index(link: usize, dir: Direction) -> usize {
@@ -115,6 +121,7 @@ impl Net {
             held: HashMap::new(),
             next_token: 0,
             service_pending: vec![false; 2 * scenario.links.len()],
+            queued_us: vec![Vec::new(); paths.len()],
         }
     }
 
@@ -142,6 +149,7 @@ impl Net {
                 Side::Receiver => self.delays.latest_arrival(flow),
             },
             ecn,
+            queued: 0,
             data,
         };
         // A path without links: deliver as a separate event, never from inside a send.
@@ -150,11 +158,19 @@ impl Net {
         }
     }
 
+    /// The queueing delay flow `flow`'s data packets met on their way, if any arrived.
+    pub fn flow_queue_delay(&self, flow: usize) -> Option<QueueDelay> {
+        queue_delay(self.queued_us.get(flow)?)
+    }
+
     /// The packet reached its destination at `now`: the ground truth of delays notes it.
     pub fn arrived(&mut self, now: VTime, packet: &Packet) {
         let flow = packet.flow as usize;
         match packet.from {
-            Side::Sender => self.delays.at_receiver(flow, now, packet.sent),
+            Side::Sender => {
+                self.delays.at_receiver(flow, now, packet.sent);
+                self.queued_us[flow].push(u32::try_from(packet.queued / 1000).unwrap_or(u32::MAX));
+            }
             Side::Receiver => self.delays.at_sender(flow, now, packet.sent, packet.newest),
         }
     }
@@ -224,10 +240,11 @@ impl Net {
     /// ground truth as a drop.
     fn settle(&mut self, dir: usize, mut packet: Packet, outcome: Outcome) {
         let cause = match outcome {
-            Outcome::Arrives { at, ce } => {
+            Outcome::Arrives { at, ce, queued } => {
                 if ce {
                     packet.ecn = Some(EcnCodepoint::Ce);
                 }
+                packet.queued += queued;
                 packet.hop += 1;
                 self.queue.push(at, Event::Packet(packet));
                 return;

@@ -61,6 +61,13 @@ impl GroundTruth {
         self.records.push(r);
     }
 
+    /// Flow `flow`'s data packets that a queue (drop-tail, AQM or policer) dropped.
+    pub fn queue_drops_of(&self, flow: usize) -> u64 {
+        let of_flow = |r: &&DropRecord| r.flow == flow && r.side == Side::Sender;
+        let queue = |r: &&DropRecord| r.cause == Cause::Queue;
+        self.records.iter().filter(of_flow).filter(queue).count() as u64
+    }
+
     pub fn drops(&self) -> Drops {
         let mut d = Drops::default();
         for r in &self.records {
