@@ -15,8 +15,9 @@ use crate::scenario::Scenario;
 
 pub struct Topology {
     pub prefix: RunPrefix,
-    /// Whether the kernel has sch_netem.
-    pub netem: bool,
+    /// What the kernel has of the qdiscs and actions the tc engine emits (nothing when the run
+    /// is user-space only).
+    pub kernel: tc::KernelShaping,
     /// The engine of each scenario link.
     pub engines: Vec<Engine>,
     user_links: Vec<Option<UserLink>>,
@@ -34,7 +35,7 @@ impl Topology {
     }
 
     /// Creates the namespaces, links, addresses and routes of `plan`. `user_space_only` skips the
-    /// kernel engine even where the kernel has sch_netem.
+    /// kernel engine even where the kernel has what a link needs.
     pub fn build(
         prefix: RunPrefix,
         scenario: &Scenario,
@@ -43,7 +44,7 @@ impl Topology {
     ) -> anyhow::Result<Self> {
         let mut t = Topology {
             prefix,
-            netem: false,
+            kernel: tc::KernelShaping::default(),
             engines: Vec::new(),
             user_links: Vec::new(),
             namespaces: Vec::new(),
@@ -74,15 +75,16 @@ impl Topology {
             })?;
             sys::ip(Some(&ns), &["link", "set", "lo", "up"])?;
         }
-        t.netem = !user_space_only && probe_netem(&t.node_ns(Node::Router(0)));
+        if !user_space_only {
+            // On the loopback of one of the run's own namespaces, which nothing else uses.
+            let ns = t.node_ns(Node::Router(0));
+            t.kernel = tc::KernelShaping::probe("lo", |args| sys::tc(&ns, args).is_ok());
+        }
         t.engines = scenario
             .links
             .iter()
-            .map(|l| tc::engine_for(l, t.netem))
+            .map(|l| tc::engine_for(l, t.kernel))
             .collect();
-        for (link, engine) in scenario.links.iter().zip(&t.engines) {
-            tc::check_user_space(link, *engine)?;
-        }
         if t.engines.contains(&Engine::UserSpace) {
             sys::check_tun()?;
         }
@@ -185,15 +187,6 @@ impl Drop for Topology {
             eprintln!("warning: cleaning up: {e}");
         }
     }
-}
-
-/// Whether sch_netem can be added: tried on the loopback of one of the run's own namespaces.
-fn probe_netem(ns: &str) -> bool {
-    let ok = sys::tc(ns, &tc::netem_probe("lo")).is_ok();
-    if ok {
-        let _ = sys::tc(ns, &tc::netem_probe_cleanup("lo"));
-    }
-    ok
 }
 
 /// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.
