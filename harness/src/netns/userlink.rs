@@ -468,7 +468,7 @@ mod tests {
         let mut p = vec![0x45 + options, 0, 0, 0, 0, 0, 0x40, 0, 64, protocol, 0, 0];
         p.extend(src);
         p.extend(dst);
-        p.extend(std::iter::repeat(1).take(4 * usize::from(options)));
+        p.resize(p.len() + 4 * usize::from(options), 1);
         p.extend(sport.to_be_bytes());
         p.extend(dport.to_be_bytes());
         p.extend([0; 8]);
