@@ -550,3 +550,58 @@ fn the_recorded_lte_scenario_runs_in_namespaces() {
     assert!(out.summary.flows[0].verified);
     assert!(trace.goodput_fraction > 0.0 && trace.goodput_fraction <= 1.0);
 }
+
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn fq_codel_on_the_user_space_engine_shares_the_link_between_flows() {
+    let _g = serial();
+    let s = link_scenario(
+        "4s",
+        "queue = { limit = 100, fq_codel = {} }",
+        "\"10Mbit\"",
+        &["newreno", "newreno"],
+    );
+    // The user-space engine even where the kernel has fq_codel: it is what is under test.
+    let options = Options {
+        user_space_only: true,
+        ..Options::default()
+    };
+    let out = netns::run_with(&s, &options).expect("fq_codel run");
+    let l = &out.summary.links[0];
+    let drops = l
+        .queue_drops
+        .expect("the user-space engine counts queue drops");
+    let goodputs: Vec<f64> = out.summary.flows.iter().map(|f| f.goodput_bps).collect();
+    let sum: f64 = goodputs.iter().sum();
+    eprintln!(
+        "fq_codel: goodputs {:.2} and {:.2} Mbit/s (shares {:.3}, {:.3}); {drops:?}; {:?}",
+        goodputs[0] / 1e6,
+        goodputs[1] / 1e6,
+        goodputs[0] / sum,
+        goodputs[1] / sum,
+        l.queue_delay
+    );
+    assert!(l.engine.contains("user-space"), "{}", l.engine);
+    assert!(l.queue.starts_with("fq_codel"), "{}", l.queue);
+    for f in &out.summary.flows {
+        assert!(f.verified && f.bytes_delivered > 0, "{f:?}");
+    }
+    // Every drop is FQ-CoDel's (its flows' CoDel or its limit), and the parts add up.
+    assert_eq!(
+        drops.total,
+        drops.drop_tail + drops.codel + drops.pie + drops.fq_codel + drops.police,
+        "{drops:?}"
+    );
+    assert_eq!(drops.fq_codel, drops.total, "{drops:?}");
+    assert!(drops.fq_codel > 0, "{drops:?}");
+    // Deficit round robin between two backlogged flows (RFC 8290 section 4.2).
+    for g in &goodputs {
+        assert!(*g >= 0.25 * sum && *g <= 0.75 * sum, "{goodputs:?}");
+    }
+    // Each flow's CoDel keeps its queue near the 5 ms target (slow start aside); the 100-packet
+    // limit alone would let it reach 120 ms.
+    assert!(l.queue_delay.unwrap().mean_s < 0.04, "{l:?}");
+}

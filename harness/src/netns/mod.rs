@@ -5,10 +5,12 @@
 //!   tail of X and the head of Y are one router when a path goes X then Y), a namespace per flow
 //!   end, /30 addresses, static routes both ways.
 //! * `topology`: builds a plan with `ip`/`tc` and owns it; dropping it removes everything.
-//! * Engines (`tc`, `userlink`): on kernels with sch_netem, each link direction is shaped on its
-//!   router's egress by netem (delay, loss) and tbf (rate, queue). Without it (or for a loss model
-//!   netem lacks), the link is a pair of TUN devices bridged in user space by the simulator's own
-//!   link model, in real time. `summary.json` names the engine of each link.
+//! * Engines (`tc`, `userlink`): on kernels with every qdisc and action a link needs (probed
+//!   once a run: netem, tbf, and its codel, pie, fq_codel or police), each link direction is
+//!   shaped on its router's egress by netem (delay, loss), tbf (rate, queue) and its AQM.
+//!   Otherwise (or for a feature the kernel has no faithful form of), the link is a pair of TUN
+//!   devices bridged in user space by the simulator's own link model, in real time, FQ-CoDel
+//!   included. `summary.json` names the engine of each link.
 //! * Flows: QUIC (`quic`; controllers from the registry, their `tracing` events captured by
 //!   `capture`) and kernel TCP (`tcp`, ids `tcp-<name>`), all sending the simulator's payload
 //!   pattern and checking every byte on receipt.
@@ -59,7 +61,7 @@ const TCP_PORT: u16 = 5001;
 /// Hooks for tests and special runs; the default is a normal run.
 #[derive(Clone, Default)]
 pub struct Options {
-    /// Shape every link in user space even where the kernel has sch_netem.
+    /// Shape every link in user space even where the kernel has what the tc engine needs.
     pub user_space_only: bool,
     /// Fail on purpose once the topology is built (to test the clean-up).
     pub fail_after_topology: bool,

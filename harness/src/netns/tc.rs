@@ -1,18 +1,22 @@
-//! The kernel shaping engine: `tc` argument lists for a link direction on kernels with sch_netem,
-//! the choice of engine per link, and the parsing of `tc -s qdisc` statistics.
+//! The kernel shaping engine: `tc` argument lists for a link direction, the probe of what the
+//! kernel has of them, the choice of engine per link, and the parsing of `tc -s qdisc`
+//! statistics.
 //!
 //! One direction of a link is shaped on the egress of the router it leaves: a `netem` root qdisc
 //! for the propagation delay and the channel loss, and a `tbf` child for the rate with a drop-tail
 //! queue of `queue` packets (its byte limit is `queue` full-size packets), or, for a link with an
-//! AQM, a `codel` or `pie` qdisc under the tbf (its `limit` in packets, its parameters, and `ecn`
-//! where the queue marks). A policer is a `police` action on the device's `clsact` egress hook,
-//! which runs before the root qdisc: packets beyond the bucket are dropped before they reach the
-//! delay line or the queue, as in the link model. Gilbert-Elliott
-//! maps to netem's `gemodel`. What the kernel has no faithful form for runs on the user-space
-//! engine even where netem exists: the burst (handover) loss model, capacity traces, ECN step
-//! marking (only `red`/`fq_codel` mark, not at a packet threshold), jitter that keeps order
-//! (netem's jitter reorders) and our reordering model (netem's `reorder` sends packets early,
-//! not late).
+//! AQM, a `codel`, `pie` or `fq_codel` qdisc under the tbf (its `limit` in packets, its
+//! parameters, and `ecn` where the queue marks). A policer is a `police` action on the device's
+//! `clsact` egress hook, which runs before the root qdisc: packets beyond the bucket are dropped
+//! before they reach the delay line or the queue, as in the link model. Gilbert-Elliott maps to
+//! netem's `gemodel`.
+//!
+//! A link runs on the user-space engine, which runs every feature of the link model (FQ-CoDel
+//! included), where the kernel lacks a qdisc or action the link needs ([`KernelShaping`]), and
+//! where the kernel has no faithful form for one of its features: the burst (handover) loss
+//! model, capacity traces, ECN step marking (only `red`/`fq_codel` mark, not at a packet
+//! threshold), jitter that keeps order (netem's jitter reorders) and our reordering model
+//! (netem's `reorder` sends packets early, not late).
 
 use crate::scenario::{AqmKind, Link, LossModel};
 
@@ -39,36 +43,99 @@ fn has_netem_form(model: &LossModel) -> bool {
     !matches!(model, LossModel::Burst { .. })
 }
 
-/// The engine for `link` on a kernel that does (`netem`) or does not have sch_netem.
-pub fn engine_for(link: &Link, netem: bool) -> Engine {
+/// Which of the qdiscs and actions the tc engine emits this kernel has: probed once a run
+/// ([`KernelShaping::probe`]), as a kernel may have sch_netem and lack, say, sch_pie, and a
+/// link that needs it then fails at `tc qdisc add`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelShaping {
+    pub netem: bool,
+    pub tbf: bool,
+    pub codel: bool,
+    pub pie: bool,
+    pub fq_codel: bool,
+    /// The `clsact` qdisc, the `matchall` classifier and the `police` action.
+    pub police: bool,
+}
+
+impl KernelShaping {
+    /// A kernel with all of them.
+    pub const ALL: Self = Self {
+        netem: true,
+        tbf: true,
+        codel: true,
+        pie: true,
+        fq_codel: true,
+        police: true,
+    };
+
+    /// Probes each by adding it to `dev` and deleting it again, `tc` running one command (an
+    /// argument list after `tc`) and saying whether it succeeded. A probe that added part of
+    /// what it tries (`clsact` without its filter) is deleted too.
+    pub fn probe(dev: &str, mut tc: impl FnMut(&[String]) -> bool) -> Self {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        let root = |qdisc: &[&str]| {
+            let mut cmd = words(&["qdisc", "add", "dev", dev, "root"]);
+            cmd.extend(words(qdisc));
+            vec![cmd]
+        };
+        let del_root = words(&["qdisc", "del", "dev", dev, "root"]);
+        let police = crate::scenario::Policer {
+            rate: crate::units::BitRate(1_000_000),
+            burst: crate::units::Bytes(10_000),
+        };
+        let mut k = Self::default();
+        for (has, adds, del) in [
+            (&mut k.netem, root(&["netem", "delay", "1ms"]), &del_root),
+            (
+                &mut k.tbf,
+                root(&["tbf", "rate", "1mbit", "burst", "10000", "limit", "10000"]),
+                &del_root,
+            ),
+            (&mut k.codel, root(&["codel"]), &del_root),
+            (&mut k.pie, root(&["pie"]), &del_root),
+            (&mut k.fq_codel, root(&["fq_codel"]), &del_root),
+            (
+                &mut k.police,
+                police_commands(dev, police),
+                &words(&["qdisc", "del", "dev", dev, "clsact"]),
+            ),
+        ] {
+            let added = adds.iter().take_while(|c| tc(c)).count();
+            *has = added == adds.len();
+            if added > 0 {
+                tc(del);
+            }
+        }
+        k
+    }
+
+    /// Whether the kernel has every qdisc and action [`netem_commands`] emits for `link`.
+    pub fn shapes(&self, link: &Link) -> bool {
+        let aqm = match link.aqm.map(|a| a.kind) {
+            None => true,
+            Some(AqmKind::CoDel(_)) => self.codel,
+            Some(AqmKind::Pie(_)) => self.pie,
+            Some(AqmKind::FqCoDel(_)) => self.fq_codel,
+        };
+        self.netem && self.tbf && aqm && (link.police.is_none() || self.police)
+    }
+}
+
+/// The engine for `link` on a kernel with `kernel`'s shaping: the tc engine where the kernel
+/// has all the link needs and each of its features has a faithful kernel form, the user-space
+/// engine (which runs them all) otherwise.
+pub fn engine_for(link: &Link, kernel: KernelShaping) -> Engine {
     let kernel_form = has_netem_form(&link.loss)
         && has_netem_form(&link.reverse_loss)
         && link.trace.is_none()
         && link.ecn.is_none()
         && link.jitter.is_none()
         && link.reorder.is_none();
-    if netem && kernel_form {
+    if kernel_form && kernel.shapes(link) {
         Engine::Netem
     } else {
         Engine::UserSpace
     }
-}
-
-/// What the user-space engine cannot run: FQ-CoDel, which schedules packets by flow, needs the
-/// kernel's `fq_codel` under the tc engine (or the simulator, `--link sim`).
-pub fn check_user_space(link: &Link, engine: Engine) -> anyhow::Result<()> {
-    let fq_codel = link
-        .aqm
-        .is_some_and(|a| matches!(a.kind, AqmKind::FqCoDel(_)));
-    if engine == Engine::UserSpace && fq_codel {
-        anyhow::bail!(
-            "link \"{}\": queue.fq_codel needs the kernel's sch_netem and sch_fq_codel (tc \
-             engine); this kernel lacks them, and the user-space link engine serves packets in \
-             arrival order only. Run the scenario with --link sim, or use codel or pie",
-            link.name
-        );
-    }
-    Ok(())
 }
 
 fn pct(p: f64) -> String {
@@ -219,19 +286,6 @@ fn police_commands(dev: &str, police: crate::scenario::Policer) -> Vec<Vec<Strin
     vec![clsact, filter]
 }
 
-/// The probe for sch_netem: add it to `dev` (then delete it with [`netem_probe_cleanup`]).
-pub fn netem_probe(dev: &str) -> Vec<String> {
-    ["qdisc", "add", "dev", dev, "root", "netem", "delay", "1ms"]
-        .map(String::from)
-        .to_vec()
-}
-
-pub fn netem_probe_cleanup(dev: &str) -> Vec<String> {
-    ["qdisc", "del", "dev", dev, "root"]
-        .map(String::from)
-        .to_vec()
-}
-
 /// Counters of one qdisc from `tc -s qdisc show`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QdiscStats {
@@ -349,13 +403,22 @@ mod tests {
             start: Duration::ZERO,
             count: None,
         };
-        assert_eq!(engine_for(&link(burst.clone()), true), Engine::UserSpace);
+        assert_eq!(
+            engine_for(&link(burst.clone()), KernelShaping::ALL),
+            Engine::UserSpace
+        );
         assert!(netem_loss(&burst).is_err());
         let mut l = link(LossModel::None);
         l.reverse_loss = burst;
-        assert_eq!(engine_for(&l, true), Engine::UserSpace);
-        assert_eq!(engine_for(&link(LossModel::None), true), Engine::Netem);
-        assert_eq!(engine_for(&link(LossModel::None), false), Engine::UserSpace);
+        assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::UserSpace);
+        assert_eq!(
+            engine_for(&link(LossModel::None), KernelShaping::ALL),
+            Engine::Netem
+        );
+        assert_eq!(
+            engine_for(&link(LossModel::None), KernelShaping::default()),
+            Engine::UserSpace
+        );
     }
 
     #[test]
@@ -368,7 +431,7 @@ mod tests {
             }),
             ecn: false,
         });
-        assert_eq!(engine_for(&l, true), Engine::Netem);
+        assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::Netem);
         assert_eq!(
             joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap()),
             vec![
@@ -405,9 +468,7 @@ mod tests {
         );
     }
 
-    #[test]
-    fn fq_codel_is_an_fq_codel_qdisc_and_an_error_for_the_user_space_engine() {
-        let mut l = link(LossModel::None);
+    fn fq_codel(l: &mut Link) {
         l.aqm = Some(crate::scenario::Aqm {
             kind: crate::scenario::AqmKind::FqCoDel(crate::scenario::FqCoDel {
                 codel: crate::scenario::CoDel {
@@ -418,16 +479,87 @@ mod tests {
             }),
             ecn: false,
         });
+    }
+
+    #[test]
+    fn fq_codel_is_an_fq_codel_qdisc() {
+        let mut l = link(LossModel::None);
+        fq_codel(&mut l);
         let lines = joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap());
         assert_eq!(
             lines[2],
             "qdisc add dev r0-l0 parent 10:1 handle 20: fq_codel limit 41 target 5000us interval 100000us quantum 1514"
         );
-        assert!(check_user_space(&l, Engine::Netem).is_ok());
-        let e = check_user_space(&l, Engine::UserSpace)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("fq_codel") && e.contains("--link sim"), "{e}");
+        assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::Netem);
+        let no_fq_codel = KernelShaping {
+            fq_codel: false,
+            ..KernelShaping::ALL
+        };
+        assert_eq!(engine_for(&l, no_fq_codel), Engine::UserSpace);
+    }
+
+    #[test]
+    fn the_tc_engine_needs_every_qdisc_and_action_the_link_uses() {
+        let mut pie = link(LossModel::Bernoulli { rate: 0.01 });
+        pie.aqm = Some(crate::scenario::Aqm {
+            kind: crate::scenario::AqmKind::Pie(crate::scenario::Pie {
+                target: Duration::from_millis(15),
+                tupdate: Duration::from_millis(15),
+            }),
+            ecn: false,
+        });
+        let netem_only = KernelShaping {
+            netem: true,
+            tbf: true,
+            ..KernelShaping::default()
+        };
+        let with = |k: KernelShaping| engine_for(&pie, k);
+        assert_eq!(with(netem_only), Engine::UserSpace);
+        assert_eq!(
+            with(KernelShaping {
+                pie: true,
+                ..netem_only
+            }),
+            Engine::Netem
+        );
+        // CoDel's or FQ-CoDel's qdisc is no help to PIE.
+        let others = KernelShaping {
+            pie: false,
+            ..KernelShaping::ALL
+        };
+        assert_eq!(with(others), Engine::UserSpace);
+        // Nor is PIE without netem or tbf.
+        assert_eq!(
+            with(KernelShaping {
+                netem: false,
+                ..KernelShaping::ALL
+            }),
+            Engine::UserSpace
+        );
+        assert_eq!(
+            with(KernelShaping {
+                tbf: false,
+                ..KernelShaping::ALL
+            }),
+            Engine::UserSpace
+        );
+
+        let mut policed = link(LossModel::None);
+        policed.police = Some(crate::scenario::Policer {
+            rate: BitRate(8_000_000),
+            burst: crate::units::Bytes(60_000),
+        });
+        assert_eq!(engine_for(&policed, netem_only), Engine::UserSpace);
+        let police = KernelShaping {
+            police: true,
+            ..netem_only
+        };
+        assert_eq!(engine_for(&policed, police), Engine::Netem);
+        // A plain link needs netem and tbf alone.
+        assert_eq!(
+            engine_for(&link(LossModel::None), netem_only),
+            Engine::Netem
+        );
     }
 
     /// The exact `tc` lines of a scenario file's links, both directions, as the netem engine
@@ -458,7 +590,10 @@ mod tests {
         let lines =
             |l: &Link, loss: &LossModel| joined(&netem_commands("d", l, loss, s.mtu).unwrap());
         let (access, radio) = (&s.links[0], &s.links[1]);
-        assert!(s.links.iter().all(|l| engine_for(l, true) == Engine::Netem));
+        assert!(s
+            .links
+            .iter()
+            .all(|l| engine_for(l, KernelShaping::ALL) == Engine::Netem));
         assert_eq!(
             lines(access, &access.loss),
             vec![
@@ -499,17 +634,81 @@ mod tests {
             millis: std::sync::Arc::new(vec![1, 2]),
         });
         for l in [ecn, jitter, reorder, trace] {
-            assert_eq!(engine_for(&l, true), Engine::UserSpace, "{l:?}");
+            assert_eq!(
+                engine_for(&l, KernelShaping::ALL),
+                Engine::UserSpace,
+                "{l:?}"
+            );
         }
+    }
+
+    /// Probes against a kernel that refuses every command containing one of `missing`: the
+    /// result, and the command lines run.
+    fn probe(missing: &[&str]) -> (KernelShaping, Vec<String>) {
+        let mut ran = Vec::new();
+        let k = KernelShaping::probe("lo", |cmd| {
+            let line = cmd.join(" ");
+            let ok = !missing.iter().any(|m| cmd.iter().any(|w| w == m));
+            ran.push(line);
+            ok
+        });
+        (k, ran)
     }
 
     #[test]
     fn probe_commands() {
+        let (k, ran) = probe(&[]);
+        assert_eq!(k, KernelShaping::ALL);
         assert_eq!(
-            netem_probe("lo").join(" "),
-            "qdisc add dev lo root netem delay 1ms"
+            ran,
+            vec![
+                "qdisc add dev lo root netem delay 1ms",
+                "qdisc del dev lo root",
+                "qdisc add dev lo root tbf rate 1mbit burst 10000 limit 10000",
+                "qdisc del dev lo root",
+                "qdisc add dev lo root codel",
+                "qdisc del dev lo root",
+                "qdisc add dev lo root pie",
+                "qdisc del dev lo root",
+                "qdisc add dev lo root fq_codel",
+                "qdisc del dev lo root",
+                "qdisc add dev lo clsact",
+                "filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe",
+                "qdisc del dev lo clsact",
+            ]
         );
-        assert_eq!(netem_probe_cleanup("lo").join(" "), "qdisc del dev lo root");
+    }
+
+    #[test]
+    fn a_missing_qdisc_or_action_is_recorded_and_nothing_is_left_behind() {
+        let (k, ran) = probe(&["pie", "police"]);
+        assert_eq!(
+            k,
+            KernelShaping {
+                pie: false,
+                police: false,
+                ..KernelShaping::ALL
+            }
+        );
+        // What failed to be added is not deleted; clsact, added before its filter failed, is.
+        let after = |line: &str| {
+            let i = ran.iter().position(|l| l == line).unwrap();
+            ran.get(i + 1).cloned()
+        };
+        assert_eq!(
+            after("qdisc add dev lo root pie").as_deref(),
+            Some("qdisc add dev lo root fq_codel")
+        );
+        assert_eq!(
+            ran[ran.len() - 2..],
+            [
+                "filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe",
+                "qdisc del dev lo clsact",
+            ]
+        );
+        let (none, ran) = probe(&["add"]);
+        assert_eq!(none, KernelShaping::default());
+        assert!(ran.iter().all(|l| l.contains(" add ")), "{ran:?}");
     }
 
     #[test]

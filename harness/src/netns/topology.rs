@@ -6,17 +6,18 @@
 use anyhow::Context;
 
 use super::names::{self, RunPrefix};
-use super::plan::{Node, Plan};
+use super::plan::{LinkPlan, Node, Plan};
 use super::sys;
 use super::tc::{self, Engine};
 use super::tun;
 use super::userlink::{DirReport, UserLink};
-use crate::scenario::Scenario;
+use crate::scenario::{Link, Scenario};
 
 pub struct Topology {
     pub prefix: RunPrefix,
-    /// Whether the kernel has sch_netem.
-    pub netem: bool,
+    /// What the kernel has of the qdiscs and actions the tc engine emits (nothing when the run
+    /// is user-space only).
+    pub kernel: tc::KernelShaping,
     /// The engine of each scenario link.
     pub engines: Vec<Engine>,
     user_links: Vec<Option<UserLink>>,
@@ -34,7 +35,7 @@ impl Topology {
     }
 
     /// Creates the namespaces, links, addresses and routes of `plan`. `user_space_only` skips the
-    /// kernel engine even where the kernel has sch_netem.
+    /// kernel engine even where the kernel has what a link needs.
     pub fn build(
         prefix: RunPrefix,
         scenario: &Scenario,
@@ -43,7 +44,7 @@ impl Topology {
     ) -> anyhow::Result<Self> {
         let mut t = Topology {
             prefix,
-            netem: false,
+            kernel: tc::KernelShaping::default(),
             engines: Vec::new(),
             user_links: Vec::new(),
             namespaces: Vec::new(),
@@ -54,35 +55,18 @@ impl Topology {
             nodes.push(Node::Receiver(f.index));
         }
         for &node in &nodes {
-            let ns = t.node_ns(node);
-            sys::ip(None, &["netns", "add", &ns])?;
-            t.namespaces.push(ns.clone());
-            let router = matches!(node, Node::Router(_));
-            sys::in_netns(&ns, || {
-                if router {
-                    sys::sysctl("net/ipv4/ip_forward", "1")?;
-                }
-                sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
-                sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
-                // Kernel TCP peers negotiate ECN (as quinn always sends ECT(0)), so a marking
-                // link marks both.
-                sys::sysctl("net/ipv4/tcp_ecn", "1")?;
-                // No IPv6 chatter (router solicitations, MLD) on the links.
-                let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
-                let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");
-                Ok(())
-            })?;
-            sys::ip(Some(&ns), &["link", "set", "lo", "up"])?;
+            t.add_namespace(node)?;
         }
-        t.netem = !user_space_only && probe_netem(&t.node_ns(Node::Router(0)));
+        if !user_space_only {
+            // On the loopback of one of the run's own namespaces, which nothing else uses.
+            let ns = t.node_ns(Node::Router(0));
+            t.kernel = tc::KernelShaping::probe("lo", |args| sys::tc(&ns, args).is_ok());
+        }
         t.engines = scenario
             .links
             .iter()
-            .map(|l| tc::engine_for(l, t.netem))
+            .map(|l| tc::engine_for(l, t.kernel))
             .collect();
-        for (link, engine) in scenario.links.iter().zip(&t.engines) {
-            tc::check_user_space(link, *engine)?;
-        }
         if t.engines.contains(&Engine::UserSpace) {
             sys::check_tun()?;
         }
@@ -108,32 +92,7 @@ impl Topology {
         }
 
         for (l, (link, lp)) in scenario.links.iter().zip(&plan.links).enumerate() {
-            let head = t.node_ns(Node::Router(lp.head));
-            let tail = t.node_ns(Node::Router(lp.tail));
-            let dev = names::link_if(l);
-            match t.engines[l] {
-                Engine::Netem => {
-                    veth(&head, &dev, &tail, &dev, &mtu)?;
-                    for (ns, loss) in [(&head, &link.loss), (&tail, &link.reverse_loss)] {
-                        let cmds = tc::netem_commands(&dev, link, loss, scenario.mtu)
-                            .map_err(anyhow::Error::msg)?;
-                        for c in cmds {
-                            sys::tc(ns, &c)?;
-                        }
-                    }
-                    t.user_links.push(None);
-                }
-                Engine::UserSpace => {
-                    let hf = sys::in_netns(&head, || tun::open(&dev))?;
-                    let tf = sys::in_netns(&tail, || tun::open(&dev))?;
-                    sys::ip(Some(&head), &["link", "set", &dev, "mtu", &mtu])?;
-                    sys::ip(Some(&tail), &["link", "set", &dev, "mtu", &mtu])?;
-                    t.user_links
-                        .push(Some(UserLink::start(l, link, scenario.seed, hf, tf)?));
-                }
-            }
-            up(&head, &dev, &lp.subnet.first().to_string())?;
-            up(&tail, &dev, &lp.subnet.second().to_string())?;
+            t.add_link(l, link, lp, scenario)?;
         }
 
         for r in plan.routes().map_err(anyhow::Error::msg)? {
@@ -147,6 +106,68 @@ impl Topology {
             .with_context(|| format!("routing in {ns}"))?;
         }
         Ok(t)
+    }
+
+    /// The namespace of `node`, recorded for the teardown as soon as it exists.
+    fn add_namespace(&mut self, node: Node) -> anyhow::Result<()> {
+        let ns = self.node_ns(node);
+        sys::ip(None, &["netns", "add", &ns])?;
+        self.namespaces.push(ns.clone());
+        let router = matches!(node, Node::Router(_));
+        sys::in_netns(&ns, || {
+            if router {
+                sys::sysctl("net/ipv4/ip_forward", "1")?;
+            }
+            sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
+            sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
+            // Kernel TCP peers negotiate ECN (as quinn always sends ECT(0)), so a marking
+            // link marks both.
+            sys::sysctl("net/ipv4/tcp_ecn", "1")?;
+            // No IPv6 chatter (router solicitations, MLD) on the links.
+            let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
+            let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");
+            Ok(())
+        })?;
+        sys::ip(Some(&ns), &["link", "set", "lo", "up"])?;
+        Ok(())
+    }
+
+    /// Scenario link `l` between its routers, on its engine.
+    fn add_link(
+        &mut self,
+        l: usize,
+        link: &Link,
+        lp: &LinkPlan,
+        scenario: &Scenario,
+    ) -> anyhow::Result<()> {
+        let head = self.node_ns(Node::Router(lp.head));
+        let tail = self.node_ns(Node::Router(lp.tail));
+        let dev = names::link_if(l);
+        let mtu = scenario.mtu.to_string();
+        match self.engines[l] {
+            Engine::Netem => {
+                veth(&head, &dev, &tail, &dev, &mtu)?;
+                for (ns, loss) in [(&head, &link.loss), (&tail, &link.reverse_loss)] {
+                    let cmds = tc::netem_commands(&dev, link, loss, scenario.mtu)
+                        .map_err(anyhow::Error::msg)?;
+                    for c in cmds {
+                        sys::tc(ns, &c)?;
+                    }
+                }
+                self.user_links.push(None);
+            }
+            Engine::UserSpace => {
+                let hf = sys::in_netns(&head, || tun::open(&dev))?;
+                let tf = sys::in_netns(&tail, || tun::open(&dev))?;
+                sys::ip(Some(&head), &["link", "set", &dev, "mtu", &mtu])?;
+                sys::ip(Some(&tail), &["link", "set", &dev, "mtu", &mtu])?;
+                self.user_links
+                    .push(Some(UserLink::start(l, link, scenario.seed, hf, tf)?));
+            }
+        }
+        up(&head, &dev, &lp.subnet.first().to_string())?;
+        up(&tail, &dev, &lp.subnet.second().to_string())?;
+        Ok(())
     }
 
     /// Stops the user-space links and returns what each direction saw, per link (`None` for a
@@ -185,15 +206,6 @@ impl Drop for Topology {
             eprintln!("warning: cleaning up: {e}");
         }
     }
-}
-
-/// Whether sch_netem can be added: tried on the loopback of one of the run's own namespaces.
-fn probe_netem(ns: &str) -> bool {
-    let ok = sys::tc(ns, &tc::netem_probe("lo")).is_ok();
-    if ok {
-        let _ = sys::tc(ns, &tc::netem_probe_cleanup("lo"));
-    }
-    ok
 }
 
 /// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.

@@ -49,16 +49,21 @@ pub fn open(name: &str) -> anyhow::Result<File> {
     Ok(file)
 }
 
-/// Waits up to `timeout` for `file` to be readable.
+/// Waits up to `timeout` for `file` to be readable. `ppoll`, not `poll`: its timeout is in
+/// nanoseconds, so a wait for a service time a fraction of a millisecond away neither spins
+/// (rounded down to 0) nor oversleeps (rounded up).
 pub fn wait_readable(file: &File, timeout: Duration) -> io::Result<bool> {
     let mut pfd = libc::pollfd {
         fd: file.as_raw_fd(),
         events: libc::POLLIN,
         revents: 0,
     };
-    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: one valid pollfd.
-    let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: one valid pollfd, a valid timespec, and no signal mask.
+    let n = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
     if n < 0 {
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {
