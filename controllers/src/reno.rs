@@ -16,6 +16,10 @@ const HALF: f64 = 0.5;
 /// drop"). Cannot be carried over: Reno's window inflation during fast recovery and the
 /// retransmission timeout it often needs after several losses (QUIC retransmits every lost frame
 /// at once); persistent congestion is the timeout counterpart.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Reno = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Reno`].
@@ -48,6 +52,10 @@ controller_factory!(RenoConfig, "reno");
 /// the window already reduced for (RFC 9002 section 7.3.2). The same behaviour as quinn's own
 /// NewReno, plus this crate's `tracing` events and verdicts, so the harness scores it like the
 /// others. Named for what it is in QUIC so that it does not clash with `quinn::congestion::NewReno`.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackNewReno = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`SackNewReno`].

@@ -25,6 +25,10 @@ use crate::Adapter;
 /// does not depend on how often the peer acknowledges. Cannot be carried over: the paper's gains
 /// come from fewer 802.11 MAC contentions and route breaks, which a wired or simulated link does
 /// not have; `alpha` stays a rate limit on window growth.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackFew = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`SackFew`].

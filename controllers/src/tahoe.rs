@@ -22,6 +22,10 @@ use crate::Adapter;
 /// 1 MSS. Cannot be carried over: a window below quinn's usual 2-MSS minimum lets quinn send a
 /// single packet per RTT, and QUIC's ACK-only packets are not congestion-controlled, exactly
 /// as TCP ACKs are not.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Tahoe = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Tahoe`].
@@ -59,6 +63,10 @@ controller_factory!(TahoeConfig, "tahoe");
 ///
 /// Otherwise as [`Tahoe`]. Cannot be carried over: OPNET's own TCP timers and window details;
 /// the 9/8 RTT time threshold of QUIC loss detection still applies beside the packet threshold.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type ModifiedTahoe = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`ModifiedTahoe`].

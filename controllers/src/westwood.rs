@@ -18,6 +18,10 @@ use crate::Adapter;
 /// Mapping to QUIC: the estimate counts bytes quinn reports acknowledged per round trip (at least
 /// 50 ms), the min RTT is quinn's. Persistent congestion, QUIC's timeout, restarts slow start
 /// with ssthresh halved, as Westwood+'s `CA_EVENT_LOSS` keeps Reno's timeout response.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Westwood = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Westwood`].
