@@ -134,7 +134,7 @@ impl<A: Algorithm> Body for A {
 /// controller, [`crate::LossFilter`]), keeps the RTT tracker and the tracer both need, and logs
 /// what changes.
 ///
-/// A future quinn release that changes the trait touches only this type and [`Body`].
+/// A future quinn release that changes the trait touches only this type and its bodies.
 ///
 /// Several controllers share one type: Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and
 /// Westwood+ are all `Adapter<LossBasedAlgorithm>`, so a downcast to one of those aliases

@@ -1,6 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{Param, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -43,7 +44,15 @@ impl RenoConfig {
     }
 }
 
-controller_factory!(RenoConfig, "reno");
+impl Params for RenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    RenoConfig,
+    "reno",
+    "TCP Reno: halves on every loss event, several times in one window"
+);
 
 /// NewReno, which with QUIC's ACK ranges is SACK TCP's response: the "original SACK" baseline of
 /// papers 000, 003 and 004, and the base of paper 002.
@@ -79,7 +88,15 @@ impl SackNewRenoConfig {
     }
 }
 
-controller_factory!(SackNewRenoConfig, "newreno");
+impl Params for SackNewRenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    SackNewRenoConfig,
+    "newreno",
+    "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window"
+);
 
 fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
     WindowAlgorithm::new(

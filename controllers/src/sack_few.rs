@@ -1,7 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{fraction, ParamError};
+use crate::param::{fraction, param, Param, ParamError, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -69,4 +69,15 @@ impl Default for SackFewConfig {
     }
 }
 
-controller_factory!(SackFewConfig, "sack-few");
+impl Params for SackFewConfig {
+    const PARAMS: &'static [Param<Self>] = &[param!(
+        alpha: f64,
+        "window growth per window acknowledged, in MSS (0 to 1)"
+    )];
+}
+
+controller_factory!(
+    SackFewConfig,
+    "sack-few",
+    "paper 003: SACK with a fractional window increment of alpha MSS per window"
+);

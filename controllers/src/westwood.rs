@@ -1,6 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{Param, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -51,4 +52,12 @@ impl Default for WestwoodConfig {
     }
 }
 
-controller_factory!(WestwoodConfig, "westwood");
+impl Params for WestwoodConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    WestwoodConfig,
+    "westwood",
+    "TCP Westwood+: on loss cwnd = ssthresh = bandwidth estimate x min RTT"
+);
