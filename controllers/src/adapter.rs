@@ -36,16 +36,147 @@ pub trait Algorithm: Clone + Debug + Send + Sync + 'static {
     fn window_mut(&mut self) -> &mut Window;
 }
 
-/// Turns quinn's `Controller` callbacks into [`Algorithm`] inputs and logs what changes.
+/// What runs inside an [`Adapter`]: an [`Algorithm`] of this crate, or a classifier in front of
+/// a quinn controller ([`crate::LossFilter`]). The adapter keeps what both need (the RTT tracker
+/// and the tracer) and speaks quinn's trait; a body decides the window.
+pub(crate) trait Body: Traced + Clone + Send + Sync + 'static {
+    /// quinn's `on_sent`; only a quinn controller inside wants it.
+    fn on_sent(&mut self, _now: Instant, _bytes: u64, _last_packet_number: u64) {}
+
+    /// One acknowledged packet; `estimator` is quinn's, for a quinn controller inside.
+    fn on_ack(&mut self, ack: &Ack, estimator: &RttEstimator);
+
+    /// The end of one ACK frame; `batch` is `None` when the frame acknowledged no packet the
+    /// tracker saw. The body logs the window change itself: a quinn controller inside hears of
+    /// every frame, an algorithm only of frames with a sample.
+    fn on_end_acks(&mut self, tracer: &mut Tracer, batch: Option<&AckBatch>, end: EndOfAcks);
+
+    /// Decides on lost packets, persistent congestion or an ECN mark; `before` is the snapshot
+    /// from before the event.
+    fn on_congestion(&mut self, event: &CongestionEvent, before: Snapshot) -> Decision;
+
+    /// The packet size a congestion event's lost bytes are counted in.
+    fn mss(&self) -> u64;
+
+    /// The path's datagram size changed; the body logs any window change itself (a quinn
+    /// controller's resize is its own, and was never logged).
+    fn on_mtu_update(&mut self, tracer: &mut Tracer, new_mtu: u16);
+
+    /// The window quinn enforces.
+    fn window(&self) -> u64;
+
+    /// What quinn's `PathStats` and qlog show.
+    fn metrics(&self) -> ControllerMetrics;
+}
+
+/// quinn's `on_end_acks` arguments, for a quinn controller inside a body.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EndOfAcks {
+    pub now: Instant,
+    pub in_flight: u64,
+    pub app_limited: bool,
+    pub largest_packet_num_acked: Option<u64>,
+}
+
+impl<A: Algorithm> Traced for A {
+    fn snapshot(&self) -> Snapshot {
+        let window = self.window();
+        Snapshot {
+            cwnd: window.cwnd(),
+            ssthresh: window.ssthresh(),
+            state: window.state(),
+        }
+    }
+}
+
+impl<A: Algorithm> Body for A {
+    fn on_ack(&mut self, ack: &Ack, _estimator: &RttEstimator) {
+        Algorithm::on_ack(self, ack);
+    }
+
+    fn on_end_acks(&mut self, tracer: &mut Tracer, batch: Option<&AckBatch>, end: EndOfAcks) {
+        if let Some(batch) = batch {
+            trace::log_window_change(tracer, self, Some(end.now), |a| a.on_ack_batch(batch));
+        }
+    }
+
+    fn on_congestion(&mut self, event: &CongestionEvent, _before: Snapshot) -> Decision {
+        Algorithm::on_congestion(self, event)
+    }
+
+    fn mss(&self) -> u64 {
+        Algorithm::window(self).mss()
+    }
+
+    fn on_mtu_update(&mut self, tracer: &mut Tracer, new_mtu: u16) {
+        trace::log_window_change(tracer, self, None, |a| a.on_mss_update(u64::from(new_mtu)));
+    }
+
+    /// quinn holds back a packet when `in_flight + packet_size >= window`, so a window of exactly
+    /// N MSS would let only N - 1 packets out, and Tahoe's 1-MSS restart window none at all. One
+    /// byte more makes N MSS mean N packets in flight, as cwnd does in TCP and in the papers.
+    fn window(&self) -> u64 {
+        Algorithm::window(self).cwnd().saturating_add(1)
+    }
+
+    /// The same window quinn enforces (`cwnd + 1`, see [`Body::window`]), so that quinn's
+    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself.
+    fn metrics(&self) -> ControllerMetrics {
+        let mut metrics = ControllerMetrics::default();
+        metrics.congestion_window = Body::window(self);
+        metrics.ssthresh = Some(Algorithm::window(self).ssthresh());
+        metrics
+    }
+}
+
+/// The one implementation of quinn's `Controller` trait in this crate: turns quinn's callbacks
+/// into the inputs of its body `B` (an [`Algorithm`], or a classifier in front of a quinn
+/// controller, [`crate::LossFilter`]), keeps the RTT tracker and the tracer both need, and logs
+/// what changes.
 ///
-/// A future quinn release that changes the trait touches only this type (and
-/// [`crate::LossFilter`]).
+/// A future quinn release that changes the trait touches only this type and its bodies.
+///
+/// Several controllers share one type: Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and
+/// Westwood+ are all `Adapter<LossBasedAlgorithm>`, so a downcast to one of those aliases
+/// succeeds for all six. [`Adapter::id`] is the way to tell them apart.
 #[derive(Debug, Clone)]
-pub struct Adapter<A> {
-    algorithm: A,
+pub struct Adapter<B> {
+    body: B,
     rtt: RttTracker,
     tracer: Tracer,
     initial_window: u64,
+}
+
+impl<B> Adapter<B> {
+    /// The id this controller's `tracing` events carry in their `flow` field.
+    pub fn flow_id(&self) -> u64 {
+        self.tracer.flow
+    }
+
+    /// The registry id of the controller, e.g. `"tahoe"` or `"composite+quinn-cubic"`: the
+    /// documented way to tell apart controllers that share a type (see [`Adapter`]).
+    pub fn id(&self) -> &str {
+        &self.tracer.controller
+    }
+
+    /// `controller` names it in the logs; `now` is when quinn built it (the logs' time zero).
+    pub(crate) fn with_body(
+        controller: Arc<str>,
+        body: B,
+        initial_window: u64,
+        now: Instant,
+    ) -> Self {
+        Self {
+            body,
+            rtt: RttTracker::new(),
+            tracer: Tracer::new(controller, now),
+            initial_window,
+        }
+    }
+
+    pub(crate) fn body(&self) -> &B {
+        &self.body
+    }
 }
 
 impl<A: Algorithm> Adapter<A> {
@@ -56,52 +187,20 @@ impl<A: Algorithm> Adapter<A> {
         initial_window: u64,
         now: Instant,
     ) -> Self {
-        Self {
-            algorithm,
-            rtt: RttTracker::new(),
-            tracer: Tracer::new(controller.into(), now),
-            initial_window,
-        }
+        Self::with_body(controller.into(), algorithm, initial_window, now)
     }
 
     /// The algorithm's state, e.g. to inspect it after `into_any()` and a downcast.
     pub fn algorithm(&self) -> &A {
-        &self.algorithm
-    }
-
-    /// The id this controller's `tracing` events carry in their `flow` field.
-    pub fn flow_id(&self) -> u64 {
-        self.tracer.flow
-    }
-
-    /// The registry id of the controller, e.g. `"tahoe"`. Several controllers share one type
-    /// (Tahoe, Reno, NewReno and SACK-Few are all `Adapter<LossBasedAlgorithm>`); after
-    /// `into_any()` and a downcast this tells them apart.
-    pub fn id(&self) -> &str {
-        &self.tracer.controller
+        &self.body
     }
 }
 
-impl<A: Algorithm> Traced for Adapter<A> {
-    fn tracer(&self) -> &Tracer {
-        &self.tracer
+impl<B: Body> Controller for Adapter<B> {
+    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
+        self.body.on_sent(now, bytes, last_packet_number);
     }
 
-    fn tracer_mut(&mut self) -> &mut Tracer {
-        &mut self.tracer
-    }
-
-    fn snapshot(&self) -> Snapshot {
-        let window = self.algorithm.window();
-        Snapshot {
-            cwnd: window.cwnd(),
-            ssthresh: window.ssthresh(),
-            state: window.state(),
-        }
-    }
-}
-
-impl<A: Algorithm> Controller for Adapter<A> {
     fn on_ack(
         &mut self,
         now: Instant,
@@ -111,11 +210,12 @@ impl<A: Algorithm> Controller for Adapter<A> {
         rtt: &RttEstimator,
     ) {
         self.tracer.acked(bytes);
-        trace::log_window_change(self, Some(now), |this| {
-            let ack = this
-                .rtt
-                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
-            this.algorithm.on_ack(&ack);
+        let (ack, resolved) = self.rtt.ack(now, sent, bytes, app_limited, rtt);
+        if let Some(resolved) = resolved {
+            trace::rtt_resolved(&self.tracer, now, &resolved);
+        }
+        trace::log_window_change(&mut self.tracer, &mut self.body, Some(now), |body| {
+            body.on_ack(&ack, rtt)
         });
     }
 
@@ -129,9 +229,13 @@ impl<A: Algorithm> Controller for Adapter<A> {
         let batch = self
             .rtt
             .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
-        if let Some(batch) = batch {
-            trace::log_window_change(self, Some(now), |this| this.algorithm.on_ack_batch(&batch));
-        }
+        let end = EndOfAcks {
+            now,
+            in_flight,
+            app_limited,
+            largest_packet_num_acked,
+        };
+        self.body.on_end_acks(&mut self.tracer, batch.as_ref(), end);
     }
 
     fn on_congestion_event(
@@ -146,32 +250,24 @@ impl<A: Algorithm> Controller for Adapter<A> {
             sent,
             is_persistent_congestion,
             lost_bytes,
-            self.algorithm.window().mss(),
+            self.body.mss(),
             self.rtt.sample(),
         );
-        trace::log_decision(self, &event, |this, _| this.algorithm.on_congestion(&event));
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        trace::log_window_change(self, None, |this| {
-            this.algorithm.on_mss_update(u64::from(new_mtu))
+        trace::log_decision(&mut self.tracer, &mut self.body, &event, |body, before| {
+            body.on_congestion(&event, before)
         });
     }
 
-    /// quinn holds back a packet when `in_flight + packet_size >= window`, so a window of exactly
-    /// N MSS would let only N - 1 packets out, and Tahoe's 1-MSS restart window none at all. One
-    /// byte more makes N MSS mean N packets in flight, as cwnd does in TCP and in the papers.
-    fn window(&self) -> u64 {
-        self.algorithm.window().cwnd().saturating_add(1)
+    fn on_mtu_update(&mut self, new_mtu: u16) {
+        self.body.on_mtu_update(&mut self.tracer, new_mtu);
     }
 
-    /// The same window quinn enforces (`cwnd + 1`, see [`Controller::window`]), so that quinn's
-    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself.
+    fn window(&self) -> u64 {
+        self.body.window()
+    }
+
     fn metrics(&self) -> ControllerMetrics {
-        let mut metrics = ControllerMetrics::default();
-        metrics.congestion_window = self.window();
-        metrics.ssthresh = Some(self.algorithm.window().ssthresh());
-        metrics
+        self.body.metrics()
     }
 
     fn clone_box(&self) -> Box<dyn Controller> {

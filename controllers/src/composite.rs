@@ -3,6 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{CompositeAlgorithm, WindowAlgorithm};
 use crate::classify::{SackGapAndRtt, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
+use crate::param::{param, Param, Params};
+use crate::registry::ClassifierRow;
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -55,4 +57,23 @@ impl Default for CompositeConfig {
     }
 }
 
-controller_factory!(CompositeConfig, "composite");
+impl Params for CompositeConfig {
+    const PARAMS: &'static [Param<Self>] = &[param!(
+        granularity: Duration,
+        "RTT differences below this are noise"
+    )];
+}
+
+controller_factory!(
+    CompositeConfig,
+    "composite",
+    "paper 004: a single loss in the window with RTT <= SRTT is random"
+);
+
+impl ClassifierRow for CompositeConfig {
+    type Classifier = SackGapAndRtt;
+
+    fn loss_classifier(&self) -> SackGapAndRtt {
+        self.classifier()
+    }
+}

@@ -6,7 +6,10 @@ use crate::classify::{QueueFull, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{fraction, open_fraction, positive_duration, ParamError};
+use crate::param::{
+    fraction, open_fraction, param, positive_duration, word_param, Param, ParamError, Params,
+};
+use crate::registry::ClassifierRow;
 use crate::short_queue::ShortQueueAlgorithm;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
@@ -318,4 +321,80 @@ impl Default for DiscernConfig {
     }
 }
 
-controller_factory!(DiscernConfig, "discern");
+word_param!(DiscernGrowth, "reno or cubic", {
+    "reno" => DiscernGrowth::Reno,
+    "cubic" => DiscernGrowth::Cubic,
+});
+word_param!(SlowStartExit, "loss or delay", {
+    "loss" => SlowStartExit::Loss,
+    "delay" => SlowStartExit::Delay,
+});
+word_param!(QueueAim, "short or full", {
+    "short" => QueueAim::Short,
+    "full" => QueueAim::Full,
+});
+
+impl Params for DiscernConfig {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            beta: f64,
+            "window factor on a congestion verdict (above 0, below 1)"
+        ),
+        param!(
+            ecn_beta: f64,
+            "window factor on an ECN-CE mark (RFC 8511's alternative backoff)"
+        ),
+        param!(
+            growth: DiscernGrowth,
+            "growth in congestion avoidance: reno or cubic"
+        ),
+        param!(
+            tolerance: f64,
+            "how far below the full-queue delay a loss is still congestion (fraction)"
+        ),
+        param!(memory: Duration, "how long the full-queue delay is remembered"),
+        param!(
+            slow_start: SlowStartExit,
+            "what ends slow start: loss, or delay (a rise of the round's minimum RTT)"
+        ),
+        param!(
+            aqm: bool,
+            "on: losses that rise with the queue are congestion before it is full"
+        ),
+        param!(
+            queue: QueueAim,
+            "short: keep a queue of a few packets, NewReno's manners against a \
+             buffer-filler; full: the earlier design (growth, tolerance, memory, \
+             slow_start, aqm shape it)"
+        ),
+        param!(granularity: Duration, "RTT differences below this are noise"),
+    ];
+
+    /// The earlier design's knobs would do nothing to the default: say so rather than ignore
+    /// them.
+    fn check(&mut self) -> Result<(), ParamError> {
+        match self.full_queue_knob_changed() {
+            Some(name) if self.queue == QueueAim::Short => Err(ParamError {
+                name,
+                value: String::new(),
+                expected: "to be given with queue=full: it shapes the earlier design only, e.g. \
+                           discern:queue=full,aqm=on",
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+controller_factory!(
+    DiscernConfig,
+    "discern",
+    "this crate's own: a loss below the full-queue delay is random; NewReno otherwise"
+);
+
+impl ClassifierRow for DiscernConfig {
+    type Classifier = QueueFull;
+
+    fn loss_classifier(&self) -> QueueFull {
+        self.classifier()
+    }
+}

@@ -4,8 +4,9 @@ use std::time::Instant;
 use quinn_proto::congestion::{Controller, ControllerFactory};
 
 use crate::algorithm::WindowAlgorithm;
-use crate::classify::Classifier;
+use crate::classify::{Classifier, Spike, Trend, ZigZag};
 use crate::param::{self, ParamError};
+use crate::registry::{ClassifierRow, Factory, Row};
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -63,3 +64,42 @@ impl<C: Classifier> ControllerFactory for DiscriminatingSackConfig<C> {
         ))
     }
 }
+
+/// The registry's rows for classifiers that have no controller of their own: each runs as
+/// [`DiscriminatingSack`] under its own id.
+macro_rules! sack_row {
+    ($classifier:ty, $id:literal, $summary:literal) => {
+        impl Row for $classifier {
+            const ID: &'static str = $id;
+            const SUMMARY: &'static str = $summary;
+
+            fn factory(self) -> Factory {
+                Arc::new(DiscriminatingSackConfig::new($id, self))
+            }
+        }
+
+        impl ClassifierRow for $classifier {
+            type Classifier = Self;
+
+            fn loss_classifier(&self) -> Self {
+                self.clone()
+            }
+        }
+    };
+}
+
+sack_row!(
+    Spike,
+    "spike",
+    "Spike (Cen et al. 2003): random unless the one-way delay is in a spike"
+);
+sack_row!(
+    ZigZag,
+    "zigzag",
+    "ZigZag (Cen et al. 2003): the one-way delay against its mean and deviation"
+);
+sack_row!(
+    Trend,
+    "trend",
+    "Trend (Hsiao et al. 2005): congestion while the one-way delay rises"
+);

@@ -1,9 +1,11 @@
-//! The `ControllerFactory` glue every `XxxConfig` shares.
+//! The glue every `XxxConfig` shares: quinn's `ControllerFactory` and its row in the registry.
 
 /// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and an
-/// `initial_window` field, under the controller id `$id`.
+/// `initial_window` field, under the controller id `$id`, and makes it a row of the registry
+/// with the one-line `$summary` (its parameters are its `Params` table). Anything after the
+/// summary goes into the `Row` implementation, e.g. a `packet_threshold` the controller needs.
 macro_rules! controller_factory {
-    ($config:ty, $id:literal) => {
+    ($config:ty, $id:literal, $summary:literal $(, $($row:tt)+)?) => {
         impl $config {
             /// The id of this controller in [`crate::registry`] and in `tracing` events.
             pub const ID: &'static str = $id;
@@ -32,6 +34,17 @@ macro_rules! controller_factory {
                     now,
                 ))
             }
+        }
+
+        impl $crate::registry::Row for $config {
+            const ID: &'static str = $id;
+            const SUMMARY: &'static str = $summary;
+
+            fn factory(self) -> $crate::registry::Factory {
+                std::sync::Arc::new(self)
+            }
+
+            $($($row)+)?
         }
     };
 }

@@ -1,18 +1,17 @@
 //! A loss classifier in front of any quinn controller (ARCHITECTURE.md, "Loss classification is
 //! its own piece"). No paper offers this.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
-use crate::adapter::congestion_event;
+use crate::adapter::{Body, EndOfAcks};
 use crate::classify::{Classifier, Discriminator};
-use crate::event::{Decision, State, Verdict};
-use crate::rtt::RttTracker;
+use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::trace::{self, Snapshot, Traced, Tracer};
+use crate::Adapter;
 
 /// Factory for [`LossFilter`]: `classifier` judges every loss, `inner` builds the controller that
 /// sees the ACKs and the losses judged as congestion. Id form `CLASSIFIER+INNER`, e.g.
@@ -51,66 +50,64 @@ impl<C: Classifier> LossFilterConfig<C> {
 
 impl<C: Classifier> ControllerFactory for LossFilterConfig<C> {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        Box::new(LossFilter {
-            inner: self.inner.clone().build(now, current_mtu),
+        let inner = self.inner.clone().build(now, current_mtu);
+        // quinn's controllers report their configured initial window, which never changes.
+        let initial_window = inner.initial_window();
+        let filter = LossFilterBody {
+            inner,
             discriminator: Discriminator::new(self.classifier.clone()),
-            rtt: RttTracker::new(),
-            tracer: Tracer::new(self.id.clone(), now),
             mss: u64::from(current_mtu),
-        })
+        };
+        Box::new(Adapter::with_body(
+            self.id.clone(),
+            filter,
+            initial_window,
+            now,
+        ))
     }
 }
 
 /// Forwards every callback to `inner` except losses classified as random: those are
 /// retransmitted by QUIC as always, but the inner controller never hears of them. Persistent
-/// congestion and ECN marks always pass.
-pub struct LossFilter<C> {
+/// congestion and ECN marks always pass. The shared [`Adapter`] keeps the RTT tracker and the
+/// tracer, as for every controller of this crate.
+pub type LossFilter<C> = Adapter<LossFilterBody<C>>;
+
+/// The body of a [`LossFilter`]: the classifier and the quinn controller it guards.
+pub struct LossFilterBody<C> {
     inner: Box<dyn Controller>,
     discriminator: Discriminator<C>,
-    rtt: RttTracker,
-    tracer: Tracer,
     mss: u64,
 }
 
 /// quinn's controllers have no `Debug`; the window stands in for the inner one.
-impl<C: Classifier> std::fmt::Debug for LossFilter<C> {
+impl<C: Classifier> std::fmt::Debug for LossFilterBody<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LossFilter")
-            .field("id", &self.id())
-            .field("flow_id", &self.flow_id())
+        f.debug_struct("LossFilterBody")
             .field("inner_window", &self.inner.window())
             .field("discriminator", &self.discriminator)
-            .field("rtt", &self.rtt)
             .finish_non_exhaustive()
     }
 }
 
-impl<C: Classifier> LossFilter<C> {
-    /// The controller behind the filter.
-    pub fn inner(&self) -> &dyn Controller {
-        self.inner.as_ref()
-    }
-
-    /// The id of the combination, e.g. `"composite+quinn-cubic"`.
-    pub fn id(&self) -> &str {
-        &self.tracer.controller
-    }
-
-    /// The id this filter's `tracing` events carry in their `flow` field.
-    pub fn flow_id(&self) -> u64 {
-        self.tracer.flow
+impl<C: Classifier> Clone for LossFilterBody<C> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone_box(),
+            discriminator: self.discriminator.clone(),
+            mss: self.mss,
+        }
     }
 }
 
-impl<C: Classifier> Traced for LossFilter<C> {
-    fn tracer(&self) -> &Tracer {
-        &self.tracer
+impl<C: Classifier> Adapter<LossFilterBody<C>> {
+    /// The controller behind the filter.
+    pub fn inner(&self) -> &dyn Controller {
+        self.body().inner.as_ref()
     }
+}
 
-    fn tracer_mut(&mut self) -> &mut Tracer {
-        &mut self.tracer
-    }
-
+impl<C: Classifier> Traced for LossFilterBody<C> {
     fn snapshot(&self) -> Snapshot {
         let metrics = self.inner.metrics();
         let ssthresh = metrics.ssthresh.unwrap_or(u64::MAX);
@@ -128,79 +125,57 @@ impl<C: Classifier> Traced for LossFilter<C> {
     }
 }
 
-impl<C: Classifier> Controller for LossFilter<C> {
+impl<C: Classifier> Body for LossFilterBody<C> {
     fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
         self.inner.on_sent(now, bytes, last_packet_number);
     }
 
-    fn on_ack(
-        &mut self,
-        now: Instant,
-        sent: Instant,
-        bytes: u64,
-        app_limited: bool,
-        rtt: &RttEstimator,
-    ) {
-        self.tracer.acked(bytes);
-        trace::log_window_change(self, Some(now), |this| {
-            let ack = this
-                .rtt
-                .ack(now, sent, bytes, app_limited, rtt, &this.tracer);
-            this.discriminator.on_ack(&ack);
-            this.inner.on_ack(now, sent, bytes, app_limited, rtt);
-        });
+    fn on_ack(&mut self, ack: &Ack, estimator: &RttEstimator) {
+        self.discriminator.on_ack(ack);
+        self.inner
+            .on_ack(ack.now, ack.sent, ack.bytes, ack.app_limited, estimator);
     }
 
-    fn on_end_acks(
-        &mut self,
-        now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
-    ) {
-        let batch = self
-            .rtt
-            .end_of_ack(now, in_flight, app_limited, largest_packet_num_acked);
+    fn on_end_acks(&mut self, tracer: &mut Tracer, batch: Option<&AckBatch>, end: EndOfAcks) {
         if let Some(batch) = batch {
-            self.discriminator.on_ack_batch(&batch);
+            self.discriminator.on_ack_batch(batch);
         }
-        trace::log_window_change(self, Some(now), |this| {
-            this.inner
-                .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked)
+        trace::log_window_change(tracer, self, Some(end.now), |this| {
+            this.inner.on_end_acks(
+                end.now,
+                end.in_flight,
+                end.app_limited,
+                end.largest_packet_num_acked,
+            )
         });
     }
 
-    fn on_congestion_event(
-        &mut self,
-        now: Instant,
-        sent: Instant,
-        is_persistent_congestion: bool,
-        lost_bytes: u64,
-    ) {
-        let mut event = congestion_event(
-            now,
-            sent,
-            is_persistent_congestion,
-            lost_bytes,
-            self.mss,
-            self.rtt.sample(),
-        );
-        event.window_packets = self.inner.window() / self.mss.max(1);
-        trace::log_decision(self, &event, |this, before| {
-            let (verdict, evidence) = this.discriminator.judge(&event);
-            if verdict == Verdict::Congestion {
-                this.inner
-                    .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
-            }
-            Decision {
-                verdict,
-                reduced: this.snapshot().cwnd < before.cwnd,
-                evidence,
-            }
-        });
+    fn on_congestion(&mut self, event: &CongestionEvent, before: Snapshot) -> Decision {
+        let event = CongestionEvent {
+            window_packets: self.inner.window() / self.mss.max(1),
+            ..*event
+        };
+        let (verdict, evidence) = self.discriminator.judge(&event);
+        if verdict == Verdict::Congestion {
+            self.inner.on_congestion_event(
+                event.now,
+                event.sent,
+                event.persistent,
+                event.lost_bytes,
+            );
+        }
+        Decision {
+            verdict,
+            reduced: self.snapshot().cwnd < before.cwnd,
+            evidence,
+        }
     }
 
-    fn on_mtu_update(&mut self, new_mtu: u16) {
+    fn mss(&self) -> u64 {
+        self.mss
+    }
+
+    fn on_mtu_update(&mut self, _tracer: &mut Tracer, new_mtu: u16) {
         self.mss = u64::from(new_mtu);
         self.inner.on_mtu_update(new_mtu);
     }
@@ -211,23 +186,5 @@ impl<C: Classifier> Controller for LossFilter<C> {
 
     fn metrics(&self) -> ControllerMetrics {
         self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        Box::new(Self {
-            inner: self.inner.clone_box(),
-            discriminator: self.discriminator.clone(),
-            rtt: self.rtt,
-            tracer: self.tracer.clone(),
-            mss: self.mss,
-        })
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
     }
 }

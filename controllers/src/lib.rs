@@ -66,7 +66,8 @@
 //! ([`event`]): a [`Window`], a loss [`classify::Classifier`] and growth and reduction rules.
 //! One generic [`Adapter`] turns quinn's `Controller` callbacks into those inputs and emits the
 //! `tracing` events described in [`trace`], so the algorithms are unit-tested with synthetic
-//! sequences and a change of quinn's trait touches only the adapter and [`LossFilter`].
+//! sequences and a change of quinn's trait touches only the adapter. The loss filter is the
+//! adapter too, with a classifier and a quinn controller in place of an algorithm.
 
 #![warn(missing_docs, missing_debug_implementations)]
 
@@ -107,7 +108,7 @@ pub use discern_controller::{
     Discern, DiscernAlgorithm, DiscernConfig, DiscernGrowth, QueueAim, SlowStartExit,
 };
 pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
-pub use filter::{LossFilter, LossFilterConfig};
+pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
 pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
 pub use reno::{Reno, RenoConfig, SackNewReno, SackNewRenoConfig};

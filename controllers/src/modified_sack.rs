@@ -3,7 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{ModifiedSackAlgorithm, WindowAlgorithm};
 use crate::classify::{RttTolerance, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
-use crate::param::{non_negative, ParamError};
+use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::registry::ClassifierRow;
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -67,4 +68,26 @@ impl Default for ModifiedSackConfig {
     }
 }
 
-controller_factory!(ModifiedSackConfig, "modified-sack");
+impl Params for ModifiedSackConfig {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            tolerance: f64,
+            "largest relative RTT deviation read as random loss"
+        ),
+        param!(granularity: Duration, "RTT differences below this are noise"),
+    ];
+}
+
+controller_factory!(
+    ModifiedSackConfig,
+    "modified-sack",
+    "paper 000: RTT-deviation tolerance and delayed fast recovery (S_M_LOSS)"
+);
+
+impl ClassifierRow for ModifiedSackConfig {
+    type Classifier = RttTolerance;
+
+    fn loss_classifier(&self) -> RttTolerance {
+        self.classifier()
+    }
+}

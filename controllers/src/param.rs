@@ -1,5 +1,7 @@
-//! Validation of controller parameters, shared by the builders and the registry, so a bad value
-//! is the same clear error whichever way it arrives.
+//! Controller parameters: each config declares its own once (a `Param` each, in a table of
+//! `Params::PARAMS`), and the registry's listing, its parser of `id:name=value` and its
+//! validation all come from that table. The validation functions here are shared by the
+//! builders and the registry, so a bad value is the same clear error whichever way it arrives.
 
 use std::error::Error;
 use std::fmt;
@@ -114,5 +116,196 @@ fn check<T: std::fmt::Display>(
             value: value.to_string(),
             expected,
         })
+    }
+}
+
+/// One typed parameter of a config `C`, declared once in `C`'s table: its name and help for the
+/// registry, how its value reads (from a config, so the default shown is `C::default()`'s own
+/// and cannot drift from it) and how it is set (through `C`'s own setter, so a value from an id
+/// is checked exactly as one from Rust). Written with [`param!`](crate::param::param).
+pub(crate) struct Param<C> {
+    /// Name as written after `:`, e.g. `tolerance`.
+    pub name: &'static str,
+    /// One line on what the parameter means and its unit.
+    pub help: &'static str,
+    pub show: fn(&C) -> String,
+    pub set: fn(&mut C, &str) -> Result<(), ParamError>,
+}
+
+/// A config whose parameters the registry sets by name.
+pub(crate) trait Params: Default + 'static {
+    /// Every parameter, in the order listings show them and the registry applies them.
+    const PARAMS: &'static [Param<Self>];
+
+    /// Checks the parameters together once all are set, for limits one parameter puts on
+    /// another (the registry applies them one at a time, in any combination).
+    fn check(&mut self) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+/// A value a parameter takes, as written in a controller id and shown in listings. `show` and
+/// `parse` round-trip: writing a default out builds the same config.
+pub(crate) trait ParamValue: Sized {
+    /// What a value looks like, for the error a value that does not parse gets.
+    const EXPECTED: &'static str;
+    fn parse(text: &str) -> Option<Self>;
+    fn show(&self) -> String;
+}
+
+impl ParamValue for f64 {
+    const EXPECTED: &'static str = "a number such as 0.05";
+    fn parse(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+    fn show(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl ParamValue for u64 {
+    const EXPECTED: &'static str = "a whole number such as 3";
+    fn parse(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+    fn show(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl ParamValue for u32 {
+    const EXPECTED: &'static str = "a whole number below 2^32, such as 2";
+    fn parse(text: &str) -> Option<Self> {
+        text.parse().ok()
+    }
+    fn show(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl ParamValue for bool {
+    const EXPECTED: &'static str = "on or off";
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => None,
+        }
+    }
+    fn show(&self) -> String {
+        if *self { "on" } else { "off" }.to_owned()
+    }
+}
+
+impl ParamValue for Duration {
+    const EXPECTED: &'static str = "a duration such as 1ms, 500us or 0.01s";
+    fn parse(text: &str) -> Option<Self> {
+        parse_duration(text)
+    }
+    /// In the largest unit that keeps it whole, so that it parses back to the same duration.
+    fn show(&self) -> String {
+        let nanos = self.as_nanos();
+        [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)]
+            .into_iter()
+            .find(|&(_, size)| nanos % size == 0)
+            .map_or_else(
+                || format!("{nanos}ns"),
+                |(unit, size)| format!("{}{unit}", nanos / size),
+            )
+    }
+}
+
+/// `1ms`, `500us`, `0.01s`, `250ns`.
+fn parse_duration(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.trim().parse().ok()?;
+    let seconds = match unit.trim() {
+        "ns" => value / 1e9,
+        "us" => value / 1e6,
+        "ms" => value / 1e3,
+        "s" => value,
+        _ => return None,
+    };
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// The words an enum parameter takes, e.g. `word_param!(QueueAim, "short or full", { "short"
+/// => QueueAim::Short, "full" => QueueAim::Full })`.
+macro_rules! word_param {
+    ($type:ty, $expected:literal, { $($word:literal => $value:path),+ $(,)? }) => {
+        impl $crate::param::ParamValue for $type {
+            const EXPECTED: &'static str = $expected;
+            fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($word => Some($value),)+
+                    _ => None,
+                }
+            }
+            fn show(&self) -> String {
+                match self {
+                    $($value => $word,)+
+                }
+                .to_owned()
+            }
+        }
+    };
+}
+
+/// One [`Param`] of the config whose `Params` table it stands in, from the field of the same
+/// name. `param!(name: Type, "help")` sets it through the config's setter `name`;
+/// `param!(name: Type = check, "help")` stores `check("name", value)?` in the field, for types
+/// whose `Params::check` builds them whole.
+macro_rules! param {
+    ($name:ident: $type:ty, $help:literal) => {
+        $crate::param::Param {
+            name: stringify!($name),
+            help: $help,
+            show: |config| $crate::param::ParamValue::show(&config.$name),
+            set: |config, text| {
+                let value = $crate::param::parsed::<$type>(stringify!($name), text)?;
+                $crate::param::Applied::applied(config.$name(value))
+            },
+        }
+    };
+    ($name:ident: $type:ty = $check:path, $help:literal) => {
+        $crate::param::Param {
+            name: stringify!($name),
+            help: $help,
+            show: |config| $crate::param::ParamValue::show(&config.$name),
+            set: |config, text| {
+                let value = $crate::param::parsed::<$type>(stringify!($name), text)?;
+                config.$name = $check(stringify!($name), value)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+pub(crate) use {param, word_param};
+
+/// `text` as a `T`, or the error that says what `name` takes.
+pub(crate) fn parsed<T: ParamValue>(name: &'static str, text: &str) -> Result<T, ParamError> {
+    T::parse(text).ok_or_else(|| ParamError {
+        name,
+        value: text.to_owned(),
+        expected: T::EXPECTED,
+    })
+}
+
+/// What a setter returns, checked (`Result<&mut C, ParamError>`) or not (`&mut C`).
+pub(crate) trait Applied {
+    fn applied(self) -> Result<(), ParamError>;
+}
+
+impl<C> Applied for &mut C {
+    fn applied(self) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+impl<C> Applied for Result<&mut C, ParamError> {
+    fn applied(self) -> Result<(), ParamError> {
+        self.map(|_| ())
     }
 }

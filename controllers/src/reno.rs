@@ -1,6 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{Param, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -16,6 +17,10 @@ const HALF: f64 = 0.5;
 /// drop"). Cannot be carried over: Reno's window inflation during fast recovery and the
 /// retransmission timeout it often needs after several losses (QUIC retransmits every lost frame
 /// at once); persistent congestion is the timeout counterpart.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Reno = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Reno`].
@@ -39,7 +44,15 @@ impl RenoConfig {
     }
 }
 
-controller_factory!(RenoConfig, "reno");
+impl Params for RenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    RenoConfig,
+    "reno",
+    "TCP Reno: halves on every loss event, several times in one window"
+);
 
 /// NewReno, which with QUIC's ACK ranges is SACK TCP's response: the "original SACK" baseline of
 /// papers 000, 003 and 004, and the base of paper 002.
@@ -48,6 +61,10 @@ controller_factory!(RenoConfig, "reno");
 /// the window already reduced for (RFC 9002 section 7.3.2). The same behaviour as quinn's own
 /// NewReno, plus this crate's `tracing` events and verdicts, so the harness scores it like the
 /// others. Named for what it is in QUIC so that it does not clash with `quinn::congestion::NewReno`.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackNewReno = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`SackNewReno`].
@@ -71,7 +88,15 @@ impl SackNewRenoConfig {
     }
 }
 
-controller_factory!(SackNewRenoConfig, "newreno");
+impl Params for SackNewRenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    SackNewRenoConfig,
+    "newreno",
+    "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window"
+);
 
 fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
     WindowAlgorithm::new(

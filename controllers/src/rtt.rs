@@ -45,7 +45,6 @@ use std::time::{Duration, Instant};
 use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, AckBatch, RttSample};
-use crate::trace::{self, Tracer};
 
 /// A frame quinn folded into its estimator (or the tracker expects it did), with the figures its
 /// ACK delay will be recovered from.
@@ -110,7 +109,8 @@ impl RttTracker {
     }
 
     /// The [`Ack`] for one `on_ack` callback, with this ACK's RTT sample. The first call of a
-    /// frame resolves the ACK delay of the frame before and, if a subscriber wants it, traces it.
+    /// frame resolves the ACK delay of the frame before and returns it too, for the caller to
+    /// trace: the tracker only measures.
     pub fn ack(
         &mut self,
         now: Instant,
@@ -118,24 +118,23 @@ impl RttTracker {
         bytes: u64,
         app_limited: bool,
         estimator: &RttEstimator,
-        tracer: &Tracer,
-    ) -> Ack {
+    ) -> (Ack, Option<Resolved>) {
+        let mut resolved = None;
         if self.frame_smoothed.is_none() {
             self.frame_smoothed = Some(estimator.get());
-            if let Some(resolved) = self.resolve(estimator) {
-                trace::rtt_resolved(tracer, now, &resolved);
-            }
+            resolved = self.resolve(estimator);
         }
         let rtt = self.on_ack(now, sent, estimator);
         self.acked_bytes = self.acked_bytes.saturating_add(bytes);
         self.acked_packets += 1;
-        Ack {
+        let ack = Ack {
             now,
             sent,
             bytes,
             app_limited,
             rtt,
-        }
+        };
+        (ack, resolved)
     }
 
     /// The [`AckBatch`] for one `on_end_acks` callback: the frame's sample once all its packets

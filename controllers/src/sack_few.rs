@@ -1,7 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{fraction, ParamError};
+use crate::param::{fraction, param, Param, ParamError, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -25,6 +25,10 @@ use crate::Adapter;
 /// does not depend on how often the peer acknowledges. Cannot be carried over: the paper's gains
 /// come from fewer 802.11 MAC contentions and route breaks, which a wired or simulated link does
 /// not have; `alpha` stays a rate limit on window growth.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackFew = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`SackFew`].
@@ -65,4 +69,15 @@ impl Default for SackFewConfig {
     }
 }
 
-controller_factory!(SackFewConfig, "sack-few");
+impl Params for SackFewConfig {
+    const PARAMS: &'static [Param<Self>] = &[param!(
+        alpha: f64,
+        "window growth per window acknowledged, in MSS (0 to 1)"
+    )];
+}
+
+controller_factory!(
+    SackFewConfig,
+    "sack-few",
+    "paper 003: SACK with a fractional window increment of alpha MSS per window"
+);

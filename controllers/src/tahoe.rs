@@ -5,7 +5,7 @@ use quinn_proto::TransportConfig;
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{self, at_least, ParamError};
+use crate::param::{self, at_least, param, Param, ParamError, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -22,6 +22,10 @@ use crate::Adapter;
 /// 1 MSS. Cannot be carried over: a window below quinn's usual 2-MSS minimum lets quinn send a
 /// single packet per RTT, and QUIC's ACK-only packets are not congestion-controlled, exactly
 /// as TCP ACKs are not.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Tahoe = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Tahoe`].
@@ -45,7 +49,15 @@ impl TahoeConfig {
     }
 }
 
-controller_factory!(TahoeConfig, "tahoe");
+impl Params for TahoeConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    TahoeConfig,
+    "tahoe",
+    "TCP Tahoe: on loss ssthresh = cwnd/2, cwnd = 1 MSS, slow start"
+);
 
 /// Modified Tahoe, paper 001 (Akhtar, Barry, Al-Raweshidy, "Modified Tahoe TCP for Wireless
 /// Networks Using OPNET Simulator"), section 5.2: Tahoe with three changes.
@@ -59,6 +71,10 @@ controller_factory!(TahoeConfig, "tahoe");
 ///
 /// Otherwise as [`Tahoe`]. Cannot be carried over: OPNET's own TCP timers and window details;
 /// the 9/8 RTT time threshold of QUIC loss detection still applies beside the packet threshold.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type ModifiedTahoe = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`ModifiedTahoe`].
@@ -133,7 +149,25 @@ impl ModifiedTahoeConfig {
     }
 }
 
-controller_factory!(ModifiedTahoeConfig, "modified-tahoe");
+impl Params for ModifiedTahoeConfig {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(restart_window: u64, "window after a loss, in MSS"),
+        param!(ssthresh_factor: f64, "ssthresh as a fraction of cwnd at the loss"),
+        param!(
+            packet_threshold: u32,
+            "duplicate-ACK (packet) threshold of loss detection"
+        ),
+    ];
+}
+
+controller_factory!(
+    ModifiedTahoeConfig,
+    "modified-tahoe",
+    "paper 001: Tahoe with dupthresh 2, restart at 3 MSS, ssthresh 3/4 cwnd",
+    fn packet_threshold(&self) -> Option<u32> {
+        Some(self.packet_threshold)
+    }
+);
 
 fn restart_algorithm(
     initial_window: u64,

@@ -464,46 +464,43 @@ pub(crate) fn rtt_resolved(tracer: &Tracer, now: Instant, frame: &Resolved) {
     );
 }
 
-/// A controller whose window the logs follow.
+/// A controller body whose window the logs follow.
 pub(crate) trait Traced {
-    fn tracer(&self) -> &Tracer;
-    fn tracer_mut(&mut self) -> &mut Tracer;
     fn snapshot(&self) -> Snapshot;
 }
 
-/// Runs `change` on `controller` at `now` (`None`: a callback without a time) and emits a
-/// `window` event if it changed what the logs show. Most ACKs change nothing worth logging and
-/// most processes log nothing at this level, so the snapshots are taken only when a subscriber
-/// wants window events.
-pub(crate) fn log_window_change<T: Traced>(
-    controller: &mut T,
+/// Runs `change` on `body` at `now` (`None`: a callback without a time) and emits a `window`
+/// event if it changed what the logs show. Most ACKs change nothing worth logging and most
+/// processes log nothing at this level, so the snapshots are taken only when a subscriber wants
+/// window events.
+pub(crate) fn log_window_change<B: Traced>(
+    tracer: &mut Tracer,
+    body: &mut B,
     now: Option<Instant>,
-    change: impl FnOnce(&mut T),
+    change: impl FnOnce(&mut B),
 ) {
     if let Some(now) = now {
-        controller.tracer_mut().at(now);
+        tracer.at(now);
     }
-    let before = tracing::enabled!(target: TARGET, Level::TRACE).then(|| controller.snapshot());
-    change(controller);
+    let before = tracing::enabled!(target: TARGET, Level::TRACE).then(|| body.snapshot());
+    change(body);
     if let Some(before) = before {
-        controller
-            .tracer()
-            .window_change(before, controller.snapshot());
+        tracer.window_change(before, body.snapshot());
     }
 }
 
-/// Runs `decide` on `controller` for `event` and emits the `loss` decision it returns, and a
-/// `window` event if the window changed. `decide` gets the snapshot from before the event.
-pub(crate) fn log_decision<T: Traced>(
-    controller: &mut T,
+/// Runs `decide` on `body` for `event` and emits the `loss` decision it returns, and a `window`
+/// event if the window changed. `decide` gets the snapshot from before the event.
+pub(crate) fn log_decision<B: Traced>(
+    tracer: &mut Tracer,
+    body: &mut B,
     event: &CongestionEvent,
-    decide: impl FnOnce(&mut T, Snapshot) -> Decision,
+    decide: impl FnOnce(&mut B, Snapshot) -> Decision,
 ) {
-    controller.tracer_mut().at(event.now);
-    let before = controller.snapshot();
-    let decision = decide(controller, before);
-    let after = controller.snapshot();
-    let tracer = controller.tracer();
+    tracer.at(event.now);
+    let before = body.snapshot();
+    let decision = decide(body, before);
+    let after = body.snapshot();
     tracer.decision(event, &decision, after);
     tracer.window_change(before, after);
 }

@@ -2,7 +2,8 @@ use crate::algorithm::{RandomResponse, Reduction, WindowAlgorithm};
 use crate::classify::Backlog;
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{non_negative, ParamError};
+use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::registry::ClassifierRow;
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -63,4 +64,23 @@ impl Default for VenoConfig {
     }
 }
 
-controller_factory!(VenoConfig, "veno");
+impl Params for VenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[param!(
+        beta: f64,
+        "backlog in packets below which a loss is random"
+    )];
+}
+
+controller_factory!(
+    VenoConfig,
+    "veno",
+    "TCP Veno: a loss with backlog N < beta packets is random (x4/5), else halve"
+);
+
+impl ClassifierRow for VenoConfig {
+    type Classifier = Backlog;
+
+    fn loss_classifier(&self) -> Backlog {
+        self.classifier()
+    }
+}

@@ -1,6 +1,7 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
+use crate::param::{Param, Params};
 use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
 use crate::Adapter;
 
@@ -18,6 +19,10 @@ use crate::Adapter;
 /// Mapping to QUIC: the estimate counts bytes quinn reports acknowledged per round trip (at least
 /// 50 ms), the min RTT is quinn's. Persistent congestion, QUIC's timeout, restarts slow start
 /// with ssthresh halved, as Westwood+'s `CA_EVENT_LOSS` keeps Reno's timeout response.
+///
+/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
+/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
+/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Westwood = Adapter<LossBasedAlgorithm>;
 
 /// Factory for [`Westwood`].
@@ -47,4 +52,12 @@ impl Default for WestwoodConfig {
     }
 }
 
-controller_factory!(WestwoodConfig, "westwood");
+impl Params for WestwoodConfig {
+    const PARAMS: &'static [Param<Self>] = &[];
+}
+
+controller_factory!(
+    WestwoodConfig,
+    "westwood",
+    "TCP Westwood+: on loss cwnd = ssthresh = bandwidth estimate x min RTT"
+);

@@ -3,7 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{WNewRenoAlgorithm, WindowAlgorithm};
 use crate::classify::{OwdThreshold, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
-use crate::param::{non_negative, ParamError};
+use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::registry::ClassifierRow;
 use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
@@ -64,4 +65,26 @@ impl Default for WNewRenoConfig {
     }
 }
 
-controller_factory!(WNewRenoConfig, "wnewreno");
+impl Params for WNewRenoConfig {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            margin: f64,
+            "threshold above the minimum one-way delay, as a fraction of it"
+        ),
+        param!(granularity: Duration, "RTT differences below this are noise"),
+    ];
+}
+
+controller_factory!(
+    WNewRenoConfig,
+    "wnewreno",
+    "paper 002: NewReno keeping its window below a one-way-delay threshold"
+);
+
+impl ClassifierRow for WNewRenoConfig {
+    type Classifier = OwdThreshold;
+
+    fn loss_classifier(&self) -> OwdThreshold {
+        self.classifier()
+    }
+}

@@ -20,6 +20,99 @@ fn every_catalog_id_resolves_and_builds_a_controller() {
     }
 }
 
+/// The config an id builds, as `Debug` shows it.
+fn config_of(id: &str) -> String {
+    let spec = registry::parse(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+    format!("{:?}", spec.config())
+}
+
+#[test]
+fn every_row_builds_its_default_config_and_its_listed_defaults_are_that_config() {
+    for info in registry::catalog() {
+        let default = format!("{:?}", info.default_config());
+        assert_eq!(
+            config_of(info.id),
+            default,
+            "{} with no parameters",
+            info.id
+        );
+        if info.params.is_empty() {
+            continue;
+        }
+        let every_default: Vec<String> = info
+            .params
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.default))
+            .collect();
+        let spelt_out = format!("{}:{}", info.id, every_default.join(","));
+        assert_eq!(config_of(&spelt_out), default, "{spelt_out}");
+    }
+}
+
+#[test]
+fn the_rows_build_the_public_configs_defaults() {
+    use quinn_discern::classify::{Spike, Trend, ZigZag};
+    use quinn_discern::*;
+    let expected = [
+        (TahoeConfig::ID, format!("{:?}", TahoeConfig::default())),
+        (RenoConfig::ID, format!("{:?}", RenoConfig::default())),
+        (
+            SackNewRenoConfig::ID,
+            format!("{:?}", SackNewRenoConfig::default()),
+        ),
+        (
+            ModifiedTahoeConfig::ID,
+            format!("{:?}", ModifiedTahoeConfig::default()),
+        ),
+        (
+            ModifiedSackConfig::ID,
+            format!("{:?}", ModifiedSackConfig::default()),
+        ),
+        (
+            WNewRenoConfig::ID,
+            format!("{:?}", WNewRenoConfig::default()),
+        ),
+        (SackFewConfig::ID, format!("{:?}", SackFewConfig::default())),
+        (
+            CompositeConfig::ID,
+            format!("{:?}", CompositeConfig::default()),
+        ),
+        (VenoConfig::ID, format!("{:?}", VenoConfig::default())),
+        (
+            WestwoodConfig::ID,
+            format!("{:?}", WestwoodConfig::default()),
+        ),
+        (DiscernConfig::ID, format!("{:?}", DiscernConfig::default())),
+        ("spike", format!("{:?}", Spike::default())),
+        ("zigzag", format!("{:?}", ZigZag::default())),
+        ("trend", format!("{:?}", Trend::default())),
+    ];
+    for (id, default) in &expected {
+        assert_eq!(&config_of(id), default, "{id}");
+    }
+    let ours = registry::catalog()
+        .iter()
+        .filter(|c| !c.id.starts_with("quinn-"));
+    for info in ours {
+        assert!(
+            expected.iter().any(|(id, _)| *id == info.id),
+            "{}: add its config to this list",
+            info.id
+        );
+    }
+}
+
+#[test]
+fn a_parameter_reaches_the_config_and_the_last_one_given_wins() {
+    let config = config_of("modified-sack:tolerance=0.2,granularity=5ms,tolerance=0.1");
+    let mut expected = quinn_discern::ModifiedSackConfig::default();
+    expected
+        .tolerance(0.1)
+        .unwrap()
+        .granularity(std::time::Duration::from_millis(5));
+    assert_eq!(config, format!("{expected:?}"));
+}
+
 #[test]
 fn every_classifier_can_front_every_controller() {
     let classifiers = registry::catalog().iter().filter(|c| c.classifier);

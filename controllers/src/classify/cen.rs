@@ -36,7 +36,7 @@ use packet_loss_classification as plc;
 
 use super::{Classification, Classifier, DEFAULT_GRANULARITY};
 use crate::event::{AckBatch, CongestionEvent, RttSample, Verdict};
-use crate::param::{self, ParamError};
+use crate::param::{self, param, Param, ParamError, Params};
 
 /// The ROTT stand-in of one sample, in whole granularities.
 fn rott(rtt: &RttSample, granularity: Duration) -> f64 {
@@ -373,6 +373,71 @@ impl Classifier for Trend {
                 "trend: one-way delay not rising",
             ],
         )
+    }
+}
+
+// The registry sets each parameter on its own, checked alone, then builds the classifier whole
+// from them (`check`), which also checks how they bound each other.
+
+impl Params for Spike {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            alpha: f64 = param::fraction,
+            "the spike starts at min + alpha x (max - min) of the one-way delay"
+        ),
+        param!(
+            beta: f64 = param::fraction,
+            "the spike ends at min + beta x (max - min); at most alpha"
+        ),
+        param!(
+            granularity: Duration = param::positive_duration,
+            "RTT differences below this are noise"
+        ),
+    ];
+
+    fn check(&mut self) -> Result<(), ParamError> {
+        *self = Self::new(self.alpha, self.beta, self.granularity)?;
+        Ok(())
+    }
+}
+
+impl Params for ZigZag {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            alpha: f64 = param::open_fraction,
+            "weight of a new sample in the mean and deviation (above 0, at most 0.5)"
+        ),
+        param!(
+            granularity: Duration = param::positive_duration,
+            "RTT differences below this are noise"
+        ),
+    ];
+
+    fn check(&mut self) -> Result<(), ParamError> {
+        *self = Self::new(self.alpha, self.granularity)?;
+        Ok(())
+    }
+}
+
+impl Params for Trend {
+    const PARAMS: &'static [Param<Self>] = &[
+        param!(
+            gamma: f64 = param::open_fraction,
+            "weight of a new sample in the smoothed trend"
+        ),
+        param!(
+            threshold: f64 = param::fraction,
+            "smoothed rising fraction above which a loss is congestion"
+        ),
+        param!(
+            granularity: Duration = param::positive_duration,
+            "RTT differences below this are noise"
+        ),
+    ];
+
+    fn check(&mut self) -> Result<(), ParamError> {
+        *self = Self::new(self.gamma, self.threshold, self.granularity)?;
+        Ok(())
     }
 }
 
