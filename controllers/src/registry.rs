@@ -16,9 +16,9 @@ use quinn_proto::TransportConfig;
 use crate::classify::{Classifier, Spike, Trend, ZigZag};
 use crate::param::{Param, ParamError, Params};
 use crate::{
-    CompositeConfig, DiscernConfig, LossFilterConfig, ModifiedSackConfig, ModifiedTahoeConfig,
-    RenoConfig, SackFewConfig, SackNewRenoConfig, TahoeConfig, VenoConfig, WNewRenoConfig,
-    WestwoodConfig,
+    CompositeConfig, DiscernConfig, LossBased, LossFilterConfig, ModifiedSackConfig,
+    ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig, TahoeConfig, VenoConfig,
+    WNewRenoConfig, WestwoodConfig,
 };
 
 pub(crate) type Factory = Arc<dyn ControllerFactory + Send + Sync>;
@@ -58,6 +58,10 @@ pub(crate) trait Row: Params + Clone + Debug + Send + Sync + 'static {
     /// The quinn factory this config makes.
     fn factory(self) -> Factory;
 
+    /// Whether the controller logs its own decisions as `discern::cwnd` events; quinn's own
+    /// do not.
+    const LOGS_DECISIONS: bool = true;
+
     /// A loss-detection packet threshold the algorithm needs (Modified Tahoe's dupthresh 2).
     fn packet_threshold(&self) -> Option<u32> {
         None
@@ -82,6 +86,7 @@ macro_rules! quinn_row {
         impl Row for $config {
             const ID: &'static str = $id;
             const SUMMARY: &'static str = $summary;
+            const LOGS_DECISIONS: bool = false;
 
             fn factory(self) -> Factory {
                 Arc::new(self)
@@ -105,6 +110,7 @@ pub struct ControllerSpec {
     factory: Factory,
     packet_threshold: Option<u32>,
     config: Config,
+    logs_decisions: bool,
 }
 
 impl ControllerSpec {
@@ -134,6 +140,18 @@ impl ControllerSpec {
         transport.congestion_controller_factory(self.factory.clone());
         if let Some(threshold) = self.packet_threshold {
             transport.packet_threshold(threshold);
+        }
+    }
+
+    /// As [`ControllerSpec::apply`], and every congestion decision shows as a `discern::cwnd`
+    /// event, for a harness that scores them: quinn's own controllers, which log nothing, run
+    /// behind the loss filter with the loss-based classifier, which forwards every callback
+    /// unchanged and logs each congestion event with verdict `congestion`.
+    pub fn apply_observed(&self, transport: &mut TransportConfig) {
+        self.apply(transport);
+        if !self.logs_decisions {
+            let observed = LossFilterConfig::new(self.id.as_str(), LossBased, self.factory.clone());
+            transport.congestion_controller_factory(Arc::new(observed));
         }
     }
 }
@@ -181,6 +199,7 @@ struct Built {
     factory: Factory,
     packet_threshold: Option<u32>,
     config: Config,
+    logs_decisions: bool,
 }
 
 /// A parameter of a controller id, `id:name=value`.
@@ -249,6 +268,7 @@ fn build<T: Row>(call: &Call) -> Result<Built, ParseError> {
         packet_threshold: config.packet_threshold(),
         factory: config.clone().factory(),
         config: Arc::new(config),
+        logs_decisions: T::LOGS_DECISIONS,
     })
 }
 
@@ -276,7 +296,12 @@ pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
             }
             let inner = parse_single(inner)?;
             let factory = loss_filter(id, Call::parse(classifier)?, inner.factory)?;
-            Built { factory, ..inner }
+            // The filter logs every decision, whoever the inner controller is.
+            Built {
+                factory,
+                logs_decisions: true,
+                ..inner
+            }
         }
     };
     Ok(ControllerSpec {
@@ -284,6 +309,7 @@ pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
         factory: built.factory,
         packet_threshold: built.packet_threshold,
         config: built.config,
+        logs_decisions: built.logs_decisions,
     })
 }
 

@@ -2,7 +2,6 @@
 
 pub mod capture;
 pub mod cli;
-pub mod controllers;
 pub mod link;
 pub mod logplot;
 pub mod netns;

@@ -50,14 +50,14 @@ impl FromStr for LinkKind {
 pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
     match kind {
         LinkKind::Sim => {
-            if let Some(f) = scenario
+            if let Some(tcp) = scenario
                 .flows
                 .iter()
-                .find(|f| crate::netns::tcp::kernel_cc(&f.controller).is_some())
+                .find_map(|f| f.controller.kernel_tcp())
             {
                 bail!(
                     "{} runs only with --link netns (it is the kernel's TCP)",
-                    f.controller.trim()
+                    tcp.id()
                 );
             }
             Ok(crate::sim::run(scenario)?)
@@ -86,7 +86,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        s.set_controller("tcp-cubic");
+        s.set_controller(&"tcp-cubic".parse().unwrap());
         let e = run(&s, LinkKind::Sim).unwrap_err().to_string();
         assert!(e.contains("tcp-cubic runs only with --link netns"), "{e}");
     }

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
 
-use crate::controllers;
-use crate::scenario::{Flow, Scenario};
+use crate::scenario::{Flow, FlowController, Scenario};
 
 /// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
 pub const IP_UDP_OVERHEAD: u64 = 28;
@@ -18,8 +17,8 @@ const MIN_WINDOW: u64 = 16 * 1024 * 1024;
 /// Why a flow's transport could not be configured.
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
-    #[error("controller: {0}")]
-    Controller(String),
+    #[error("{0} is the kernel's TCP, not a QUIC controller: it runs only with --link netns")]
+    KernelTcp(String),
     #[error("flow window of {0} bytes is beyond QUIC's varint range")]
     Window(u64),
 }
@@ -52,7 +51,12 @@ impl FlowTransport {
         let send = window.max(cap.unwrap_or(0));
         sender.send_window(send);
         receiver.send_window(send);
-        controllers::apply(&flow.controller, &mut sender)?;
+        match &flow.controller {
+            FlowController::Quic(spec) => spec.apply_observed(&mut sender),
+            FlowController::KernelTcp(tcp) => {
+                return Err(TransportError::KernelTcp(tcp.id().to_owned()))
+            }
+        }
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
             sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
         }

@@ -21,7 +21,7 @@ fn runner(
         let ids: Vec<&str> = s
             .flows
             .iter()
-            .flat_map(|f| std::iter::repeat_n(f.controller.as_str(), f.count as usize))
+            .flat_map(|f| std::iter::repeat_n(f.controller.id(), f.count as usize))
             .collect();
         let mut out = common::synthetic(&ids, s.seed as f64 * 1e6, 30);
         out.summary.scenario = s.name.clone();
@@ -136,7 +136,13 @@ fn sweep_runs_every_combination_and_writes_table_plots_and_runs() {
     assert_eq!(seen.len(), 3 * 2 * 2);
     let mut combos: Vec<(u64, u64, String)> = seen
         .iter()
-        .map(|(s, _)| (s.seed, s.links[0].rate.0, s.flows[0].controller.clone()))
+        .map(|(s, _)| {
+            (
+                s.seed,
+                s.links[0].rate.0,
+                s.flows[0].controller.id().to_owned(),
+            )
+        })
         .collect();
     combos.sort();
     combos.dedup();
@@ -216,12 +222,12 @@ fn sweep_without_controllers_keeps_the_scenarios_own_and_reports_failures() {
 /// Goodput per flow: seed Mbit/s for `newreno`, twice that for anything else; seed 2 of
 /// `composite` fails.
 fn paired(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
-    let id = s.flows[0].controller.clone();
+    let id = s.flows[0].controller.id();
     if id == "composite" && s.seed == 2 {
         anyhow::bail!("simulated failure");
     }
     let per_flow = s.seed as f64 * 1e6 * if id == "newreno" { 1.0 } else { 2.0 };
-    let mut out = common::synthetic(&[&id, &id], per_flow, 30);
+    let mut out = common::synthetic(&[id, id], per_flow, 30);
     out.summary.scenario = s.name.clone();
     out.summary.seed = s.seed;
     Ok(out)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use quinn_discern_harness::output::{self, plot};
 use quinn_discern_harness::report::*;
-use quinn_discern_harness::scenario::{Flow, Scenario};
+use quinn_discern_harness::scenario::{Flow, FlowController, Scenario};
 use quinn_discern_harness::sweep::{self, Vary};
 
 mod common;
@@ -122,7 +122,7 @@ fn scenario(controller: &str) -> Scenario {
         mtu: 1500,
         links: vec![],
         flows: vec![Flow {
-            controller: controller.into(),
+            controller: controller.parse().expect("controller id"),
             path: vec![0],
             start: Duration::ZERO,
             bytes: None,
@@ -138,14 +138,14 @@ fn scenario(controller: &str) -> Scenario {
 #[test]
 fn sweep_runs_every_point_through_the_runner_and_tabulates_in_order() {
     let varies: Vec<Vary> = vec!["loss=0.001,0.01,0.1".parse().unwrap()];
-    let ctrls = vec!["newreno".to_string(), "composite".to_string()];
+    let ctrls: Vec<FlowController> = vec!["newreno".parse().unwrap(), "composite".parse().unwrap()];
     let points = sweep::expand(&varies, Some(&ctrls));
     // The synthetic runner encodes the scenario's seed and controller in the goodput, so the
     // table shows whether each point got its own scenario.
     let jobs: Vec<_> = points
         .iter()
         .map(|p| {
-            let mut s = scenario(p.controller.as_deref().unwrap());
+            let mut s = scenario(p.controller.as_ref().unwrap().id());
             s.seed = p.index as u64;
             (p.clone(), s)
         })
@@ -156,7 +156,7 @@ fn sweep_runs_every_point_through_the_runner_and_tabulates_in_order() {
         if s.seed == 4 {
             anyhow::bail!("synthetic failure");
         }
-        let c = s.flows[0].controller.as_str();
+        let c = s.flows[0].controller.id();
         Ok(synthetic(&[c, c], 1e6 * (s.seed + 1) as f64, 20))
     };
     let done = AtomicUsize::new(0);
@@ -217,7 +217,7 @@ fn sweep_runs_every_point_through_the_runner_and_tabulates_in_order() {
 fn goodput_plot_handles_units_and_categories() {
     let dir = tempfile::tempdir().unwrap();
     let varies: Vec<Vary> = vec!["model=bernoulli,gilbert".parse().unwrap()];
-    let points = sweep::expand(&varies, Some(&["reno".to_string()]));
+    let points = sweep::expand(&varies, Some(&["reno".parse().unwrap()]));
     let records: Vec<sweep::Record> = points
         .into_iter()
         .map(|p| sweep::Record {

@@ -14,12 +14,12 @@ mod common;
 /// Goodput depends on seed, controller and rate, with fractions that need every digit to round
 /// trip; `composite` on seed 2 fails.
 fn synthetic(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
-    let id = s.flows[0].controller.clone();
+    let id = s.flows[0].controller.id();
     if id == "composite" && s.seed == 2 {
         anyhow::bail!("simulated failure on seed 2");
     }
     let g = (s.seed as f64 + id.len() as f64 / 3.0) * s.links[0].rate.0 as f64 / 7.0;
-    let ids: Vec<&str> = vec![id.as_str(); s.flow_count()];
+    let ids: Vec<&str> = vec![id; s.flow_count()];
     let mut out = common::synthetic(&ids, g, 20);
     out.summary.scenario = s.name.clone();
     out.summary.seed = s.seed;

@@ -3,7 +3,7 @@
 
 mod sim_common;
 
-use quinn_discern_harness::scenario::LossModel;
+use quinn_discern_harness::scenario::{FlowController, LossModel};
 use quinn_discern_harness::sim::{self, SimError};
 use quinn_discern_harness::transport::TransportError;
 use sim_common::*;
@@ -25,13 +25,17 @@ fn lossy(controller: &str) -> quinn_discern_harness::scenario::Scenario {
 }
 
 #[test]
-fn unknown_controller_is_refused() {
-    let err = sim::run(&lossy("no-such-controller")).unwrap_err();
+fn unknown_controllers_stop_at_loading_and_kernel_tcp_at_the_simulator() {
+    let e = FlowController::parse("no-such-controller").unwrap_err();
+    assert!(e.to_string().contains("no-such-controller"), "{e}");
+    let mut s = lossy("newreno");
+    s.set_controller(&"tcp-cubic".parse().unwrap());
+    let err = sim::run(&s).unwrap_err();
     assert!(
-        matches!(err, SimError::Transport(TransportError::Controller(_))),
+        matches!(err, SimError::Transport(TransportError::KernelTcp(_))),
         "{err}"
     );
-    assert!(err.to_string().contains("no-such-controller"), "{err}");
+    assert!(err.to_string().contains("--link netns"), "{err}");
 }
 
 #[test]

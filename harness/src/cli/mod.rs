@@ -44,7 +44,7 @@ use crate::output::{self, table};
 use crate::report::RunOutput;
 use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
-use crate::scenario::Scenario;
+use crate::scenario::{FlowController, Scenario};
 use crate::shard::{self, Manifest, ManifestRun, Shard};
 use crate::sweep::{self, Vary};
 
@@ -282,22 +282,10 @@ fn load(path: &Path, overrides: &[Override]) -> anyhow::Result<Scenario> {
     Scenario::from_file(path, overrides).map_err(|e| anyhow!("{e}"))
 }
 
-/// Resolves a controller id through the registry, so a typo stops before anything runs. Kernel
-/// TCP ids (`tcp-cubic`, ...) are the netns runner's to check.
-fn check_controller(id: &str) -> anyhow::Result<()> {
-    if crate::netns::tcp::kernel_cc(id).is_some() {
-        return Ok(());
-    }
-    quinn_discern::registry::parse(id)
-        .map(|_| ())
-        .map_err(|e| anyhow!("{e}"))
-}
-
-fn check_controllers(scenario: &Scenario) -> anyhow::Result<()> {
-    for f in &scenario.flows {
-        check_controller(&f.controller)?;
-    }
-    Ok(())
+/// Resolves `--controller ID` once, so a typo stops before anything runs. Whether the kernel
+/// offers a kernel TCP id's controller is the netns runner's to check.
+fn controller(id: &str) -> anyhow::Result<FlowController> {
+    FlowController::parse(id).map_err(|e| anyhow!("{e}"))
 }
 
 /// A scenario name made safe as one path component.
@@ -323,17 +311,21 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
     let mut scenario = load(&path, &sets)?;
-    if let Some(id) = &args.controller {
-        check_controller(id)?;
-        scenario.set_controller(id);
+    let chosen = args.controller.as_deref().map(controller).transpose()?;
+    if let Some(c) = &chosen {
+        scenario.set_controller(c);
     }
-    check_controllers(&scenario)?;
     let dir = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(dir_safe(&scenario.name)));
     if args.runs != 1 {
-        return run_repeated(&args, &path, &sets, &scenario, &dir, runner);
+        let seeds = SeedRuns {
+            path: &path,
+            sets: &sets,
+            controller: chosen.as_ref(),
+        };
+        return run_repeated(&args, &seeds, &scenario, &dir, runner);
     }
     let out = runner(&scenario, args.common.link)?;
     let files = output::write_run(&dir, &out)?;
@@ -362,12 +354,18 @@ fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where `run --runs N` builds each seed's scenario from.
+struct SeedRuns<'a> {
+    path: &'a Path,
+    sets: &'a [Override],
+    controller: Option<&'a FlowController>,
+}
+
 /// `run --runs N`: the scenario on N seeds, each seed's outputs in `dir/seed=<S>/`, and
 /// `dir/aggregate.json`.
 fn run_repeated(
     args: &RunArgs,
-    path: &Path,
-    sets: &[Override],
+    from: &SeedRuns<'_>,
     scenario: &Scenario,
     dir: &Path,
     runner: &Runner<'_>,
@@ -375,11 +373,11 @@ fn run_repeated(
     let seeds = sweep::seeds(scenario.seed, args.runs)?;
     let mut jobs = Vec::with_capacity(seeds.len());
     for &seed in &seeds {
-        let mut all = sets.to_vec();
+        let mut all = from.sets.to_vec();
         all.extend(overrides(&[format!("seed={seed}")])?);
-        let mut s = load(path, &all)?;
-        if let Some(id) = &args.controller {
-            s.set_controller(id);
+        let mut s = load(from.path, &all)?;
+        if let Some(c) = from.controller {
+            s.set_controller(c);
         }
         jobs.push((seed, s));
     }
@@ -461,19 +459,17 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     }
     let mut controllers = Vec::new();
     for list in &args.controller {
-        for id in sweep::split_controllers(list)? {
-            check_controller(&id)?;
-            controllers.push(id);
-        }
+        controllers.extend(sweep::split_controllers(list)?);
     }
+    let ids: Vec<String> = controllers.iter().map(|c| c.id().to_owned()).collect();
     if let Some(b) = &args.baseline {
-        if !controllers.contains(b) {
+        if !ids.contains(b) {
             bail!(
                 "--baseline {b} is not one of --controller ({}): add it there",
-                if controllers.is_empty() {
+                if ids.is_empty() {
                     "none given".to_string()
                 } else {
-                    controllers.join(", ")
+                    ids.join(", ")
                 }
             );
         }
@@ -489,7 +485,7 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     let spec = sweep::outputs::Spec {
         scenario: base.name.clone(),
         varies: args.vary.iter().map(ToString::to_string).collect(),
-        controllers: controllers.clone(),
+        controllers: ids,
         seeds: seeds.clone(),
         baseline: args.baseline.clone(),
     };
@@ -508,7 +504,6 @@ fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
         if let Some(c) = &p.controller {
             s.set_controller(c);
         }
-        check_controllers(&s)?;
         jobs.push((p, s));
     }
 
@@ -654,22 +649,21 @@ fn with_unbuilt(
 }
 
 fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
-    let mut controllers = Vec::new();
+    let mut chosen = Vec::new();
     for list in &args.controller {
-        controllers.extend(sweep::split_controllers(list)?);
+        chosen.extend(sweep::split_controllers(list)?);
     }
-    if controllers.is_empty() {
-        controllers = crate::score::DEFAULT_CONTROLLERS
-            .iter()
-            .map(|c| c.to_string())
-            .collect();
-    }
-    for c in &controllers {
-        check_controller(c)?;
-        if crate::netns::tcp::kernel_cc(c).is_some() {
-            bail!("{c} is the kernel's TCP: the scoreboard runs on the simulator");
+    if chosen.is_empty() {
+        for id in crate::score::DEFAULT_CONTROLLERS {
+            chosen.push(controller(id)?);
         }
     }
+    if let Some(c) = chosen.iter().find(|c| c.kernel_tcp().is_some()) {
+        bail!("{c} is the kernel's TCP: the scoreboard runs on the simulator");
+    }
+    // The scoreboard keys its runs and labels its rows by id; each run's scenario resolves the
+    // id again when the class's scenario loads.
+    let controllers: Vec<String> = chosen.iter().map(|c| c.id().to_owned()).collect();
     let seeds = sweep::seeds(args.seed, args.runs)?;
     let plan = crate::score::plan(&controllers, &seeds);
     let total = plan.len();

@@ -90,12 +90,12 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
             plan.flows.len()
         );
     }
-    for f in &scenario.flows {
-        if tcp::kernel_cc(&f.controller).is_some() {
-            tcp::check(&f.controller)?;
-        } else {
-            quinn_discern::registry::parse(&f.controller).map_err(|e| anyhow!("{e}"))?;
-        }
+    for tcp in scenario
+        .flows
+        .iter()
+        .filter_map(|f| f.controller.kernel_tcp())
+    {
+        tcp::check(tcp)?;
     }
     Ok(plan)
 }
@@ -145,10 +145,10 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
         let sender_ns = topo.node_ns(Node::Sender(fp.index));
         let receiver_ns = topo.node_ns(Node::Receiver(fp.index));
         let bytes = spec.bytes.map(|b| b.0);
-        if tcp::kernel_cc(&spec.controller).is_some() {
+        if let Some(kernel) = spec.controller.kernel_tcp() {
             ready.push(Ready::Tcp(tcp::TcpFlow::new(
                 fp.index,
-                &spec.controller,
+                kernel,
                 spec.start,
                 bytes,
                 scenario.seed,
@@ -165,7 +165,7 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
         client_config.transport_config(transport.sender);
         ready.push(Ready::Quic(Box::new(quic::QuicFlow {
             index: fp.index,
-            controller: spec.controller.trim().to_string(),
+            controller: spec.controller.id().to_owned(),
             start: spec.start,
             bytes,
             seed: scenario.seed,

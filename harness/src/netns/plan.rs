@@ -283,7 +283,7 @@ mod tests {
             flows: paths
                 .iter()
                 .map(|p| Flow {
-                    controller: "newreno".into(),
+                    controller: "newreno".parse().unwrap(),
                     path: p.to_vec(),
                     start: Duration::ZERO,
                     bytes: None,

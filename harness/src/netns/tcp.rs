@@ -11,31 +11,23 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, Context};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::flow::{FlowResult, SAMPLE_INTERVAL};
 use super::sys;
 use crate::payload::Pattern;
 use crate::report::Sample;
+use crate::scenario::KernelTcp;
 
-/// The prefix of kernel TCP controller ids.
-pub const PREFIX: &str = "tcp-";
 const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 const CHUNK: usize = 64 * 1024;
 const IO_TIMEOUT: Duration = Duration::from_millis(20);
 
-/// The kernel congestion control an id names (`tcp-cubic` -> `cubic`), if it is a TCP id.
-pub fn kernel_cc(id: &str) -> Option<&str> {
-    id.trim().strip_prefix(PREFIX)
-}
-
-/// Whether the kernel offers congestion control `name`: set on a socket that is never connected.
-/// The error names the id and what the kernel has.
-pub fn check(id: &str) -> anyhow::Result<()> {
-    let Some(name) = kernel_cc(id) else {
-        bail!("`{id}` is not a kernel TCP controller id");
-    };
+/// Whether the kernel offers `tcp`'s congestion control: set on a socket that is never
+/// connected. The error names the id and what the kernel has.
+pub fn check(tcp: &KernelTcp) -> anyhow::Result<()> {
+    let (id, name) = (tcp.id(), tcp.name());
     let available = std::fs::read_to_string(AVAILABLE).unwrap_or_default();
     let fail = |why: String| {
         anyhow!(
@@ -44,10 +36,7 @@ pub fn check(id: &str) -> anyhow::Result<()> {
             available.trim()
         )
     };
-    if name.is_empty()
-        || name.len() > 15
-        || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    {
+    if name.len() > 15 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Err(fail("not a valid name".into()));
     }
     let s = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
@@ -144,7 +133,7 @@ impl TcpFlow {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         index: usize,
-        controller: &str,
+        tcp: &KernelTcp,
         start: Duration,
         bytes: Option<u64>,
         seed: u64,
@@ -152,9 +141,7 @@ impl TcpFlow {
         receiver_ns: &str,
         addr: SocketAddr,
     ) -> anyhow::Result<Self> {
-        let cc = kernel_cc(controller)
-            .ok_or_else(|| anyhow!("`{controller}` is not a TCP id"))?
-            .to_string();
+        let controller = tcp.id();
         let listener = sys::in_netns(receiver_ns, || {
             let l = TcpListener::bind(addr).with_context(|| format!("binding {addr}"))?;
             l.set_nonblocking(true)?;
@@ -162,13 +149,13 @@ impl TcpFlow {
         })?;
         let sender = sys::in_netns(sender_ns, || {
             let s = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
-            s.set_tcp_congestion(cc.as_bytes())
+            s.set_tcp_congestion(tcp.name().as_bytes())
                 .map_err(|e| anyhow!("controller `{controller}`: {e}"))?;
             Ok(s)
         })?;
         Ok(Self {
             index,
-            controller: controller.trim().to_string(),
+            controller: controller.to_owned(),
             start,
             bytes,
             seed,
@@ -408,13 +395,6 @@ fn receive(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tcp_ids() {
-        assert_eq!(kernel_cc("tcp-cubic"), Some("cubic"));
-        assert_eq!(kernel_cc("newreno"), None);
-        assert_eq!(kernel_cc("quinn-cubic"), None);
-    }
 
     #[test]
     fn tcp_info_layout_matches_the_kernel() {

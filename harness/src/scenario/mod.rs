@@ -6,12 +6,14 @@
 //! Every error is one line naming the file, line and column (or the `--set` override at fault),
 //! the key, what was found and what is expected.
 
+mod controller;
 mod error;
 mod model;
 mod overrides;
 mod parse;
 mod raw;
 
+pub use controller::{FlowController, KernelTcp, KERNEL_TCP_PREFIX};
 pub use error::ScenarioError;
 pub use model::*;
 pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
@@ -42,9 +44,9 @@ impl Scenario {
     }
 
     /// Replace every flow's controller (the CLI's `--controller ID`).
-    pub fn set_controller(&mut self, id: &str) {
+    pub fn set_controller(&mut self, controller: &FlowController) {
         for flow in &mut self.flows {
-            flow.controller = id.to_string();
+            flow.controller = controller.clone();
         }
     }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::controller::FlowController;
 use crate::units::{BitRate, Bytes};
 
 /// One experiment: links, the flows that cross them, and how long to run.
@@ -220,8 +221,9 @@ pub enum LossModel {
 /// One or more identical transfers from a sender to a receiver across `path`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flow {
-    /// Controller id (see `discern list`), with parameters, e.g. `modified-sack:tolerance=0.02`.
-    pub controller: String,
+    /// The controller, resolved from its id (see `discern list`) when the scenario loaded, e.g.
+    /// `modified-sack:tolerance=0.02`.
+    pub controller: FlowController,
     /// Indices into `Scenario::links`, sender to receiver.
     pub path: Vec<usize>,
     pub start: Duration,

@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::error::{describe, Diag};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
-    Aqm, AqmKind, CoDel, EcnMarking, Flow, FqCoDel, Jitter, Link, LossModel, Pie, Policer, Reorder,
-    Scenario,
+    Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
+    Policer, Reorder, Scenario,
 };
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
 
@@ -793,10 +793,9 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
     };
     t.check_keys(&FLOW_KEYS)?;
     let e = t.required("controller", "a controller id, e.g. \"composite\"")?;
-    let controller = t
-        .non_empty_string(e, "a controller id, such as \"composite\"")?
-        .trim()
-        .to_string();
+    let id = t.non_empty_string(e, "a controller id, such as \"composite\"")?;
+    let controller =
+        FlowController::parse(id).map_err(|err| t.diag(e.value.at, err.to_string()))?;
     let e = t.required(
         "path",
         "the links the flow crosses, sender to receiver, e.g. [\"bottleneck\"]",

@@ -103,7 +103,7 @@ fn parses_a_valid_scenario() {
     assert_eq!(
         s.flows[1],
         Flow {
-            controller: "reno".into(),
+            controller: "reno".parse().unwrap(),
             path: vec![1],
             start: Duration::from_secs(10),
             bytes: Some(Bytes(1_600_000)),
@@ -909,11 +909,11 @@ fn override_errors_name_the_override() {
 #[test]
 fn set_controller_replaces_every_flow_controller() {
     let mut s = parse(VALID).unwrap();
-    s.set_controller("composite:alpha=0.5");
+    s.set_controller(&"composite:granularity=2ms".parse().unwrap());
     assert!(s
         .flows
         .iter()
-        .all(|f| f.controller == "composite:alpha=0.5"));
+        .all(|f| f.controller == "composite:granularity=2ms"));
     assert_eq!(s.flows.len(), 2);
 }
 
@@ -1188,4 +1188,33 @@ fn overrides_set_link_conditions_whole() {
             && e.contains("probability = 2 is out of range"),
         "{e}"
     );
+}
+
+#[test]
+fn controllers_are_resolved_when_the_scenario_loads() {
+    let s = with(&[]);
+    assert!(matches!(s.flows[0].controller, FlowController::Quic(_)));
+    let e = err(&edit(
+        "controller = \"composite\"",
+        "controller = \"vegas\"",
+    ));
+    assert!(
+        e.starts_with("scenarios/x.toml:19:14: flow 0: unknown controller \"vegas\""),
+        "{e}"
+    );
+    let e = err(&edit(
+        "controller = \"composite\"",
+        "controller = \"veno:beta=-1\"",
+    ));
+    assert!(
+        e.contains("flow 0: ") && e.contains("veno") && e.contains("beta"),
+        "{e}"
+    );
+    let e = with_err(&["flow.1.controller=vegas"]);
+    assert!(e.contains("unknown controller \"vegas\""), "{e}");
+    let tcp = with(&["flow.*.controller=tcp-bbr"]);
+    assert!(tcp
+        .flows
+        .iter()
+        .all(|f| f.controller.kernel_tcp().is_some()));
 }

@@ -163,7 +163,7 @@ impl Sim {
                 client_config.transport_config(sender.clone());
                 flows.push(FlowState::new(FlowSetup {
                     index,
-                    controller: spec.controller.clone(),
+                    controller: spec.controller.id().to_owned(),
                     start: from_duration(spec.start),
                     bytes: spec.bytes.map(|b| b.0),
                     seed: scenario.seed,

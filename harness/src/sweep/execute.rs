@@ -63,12 +63,12 @@ pub struct Record {
 /// The label for a point's controller column.
 pub fn controller_label(point: &Point, scenario: &Scenario) -> String {
     if let Some(c) = &point.controller {
-        return c.clone();
+        return c.id().to_owned();
     }
     let mut ids: Vec<&str> = Vec::new();
     for f in &scenario.flows {
-        if !ids.contains(&f.controller.as_str()) {
-            ids.push(&f.controller);
+        if !ids.contains(&f.controller.id()) {
+            ids.push(f.controller.id());
         }
     }
     ids.join(" / ")

@@ -5,6 +5,8 @@ use std::str::FromStr;
 
 use anyhow::bail;
 
+use crate::scenario::FlowController;
+
 /// `--vary KEY=V1,V2,...`: one scenario key and the values it takes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vary {
@@ -41,11 +43,11 @@ impl fmt::Display for Vary {
     }
 }
 
-/// Splits a `--controller` list into ids. Ids are separated by `,`; `:`, `=` and `+` stay inside
+/// Splits a `--controller` list into ids and resolves each. Ids are separated by `,`; `:`, `=` and `+` stay inside
 /// an id (`modified-sack:tolerance=0.02,composite+quinn-cubic` is two ids). A controller's own
 /// parameters are also separated by `,` (`wnewreno:margin=0.1,granularity=2ms`): a piece whose
 /// text before its first `=` has no `:` or `+` is the next parameter of the id before it.
-pub fn split_controllers(list: &str) -> anyhow::Result<Vec<String>> {
+pub fn split_controllers(list: &str) -> anyhow::Result<Vec<FlowController>> {
     let mut ids: Vec<String> = Vec::new();
     for piece in list.split(',').map(str::trim) {
         if piece.is_empty() {
@@ -62,7 +64,9 @@ pub fn split_controllers(list: &str) -> anyhow::Result<Vec<String>> {
             _ => ids.push(piece.to_string()),
         }
     }
-    Ok(ids)
+    ids.iter()
+        .map(|id| FlowController::parse(id).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect()
 }
 
 /// One run of a sweep.
@@ -73,7 +77,7 @@ pub struct Point {
     /// One `(key, value)` per `--vary`, in the order given.
     pub values: Vec<(String, String)>,
     /// The controller every flow runs, or `None` to keep the scenario's own.
-    pub controller: Option<String>,
+    pub controller: Option<FlowController>,
     /// The seed of this repetition (`--runs`), or `None` to keep the scenario's own.
     pub seed: Option<u64>,
 }
@@ -109,7 +113,7 @@ impl Point {
             })
             .collect();
         if let Some(c) = &self.controller {
-            parts.push(c.clone());
+            parts.push(c.id().to_owned());
         }
         if let Some(seed) = self.seed {
             parts.push(format!("seed={seed}"));
@@ -131,7 +135,7 @@ impl Point {
 
 /// Every combination, the first `--vary` varying slowest and the controller fastest, so the runs
 /// of one condition sit together.
-pub fn expand(varies: &[Vary], controllers: Option<&[String]>) -> Vec<Point> {
+pub fn expand(varies: &[Vary], controllers: Option<&[FlowController]>) -> Vec<Point> {
     expand_with_seeds(varies, controllers, &[])
 }
 
@@ -140,7 +144,7 @@ pub fn expand(varies: &[Vary], controllers: Option<&[String]>) -> Vec<Point> {
 /// seeds keeps each scenario's own.
 pub fn expand_with_seeds(
     varies: &[Vary],
-    controllers: Option<&[String]>,
+    controllers: Option<&[FlowController]>,
     seeds: &[u64],
 ) -> Vec<Point> {
     let mut combos: Vec<Vec<(String, String)>> = vec![Vec::new()];
@@ -156,7 +160,7 @@ pub fn expand_with_seeds(
             })
             .collect();
     }
-    let ctrls: Vec<Option<String>> = match controllers {
+    let ctrls: Vec<Option<FlowController>> = match controllers {
         Some(list) => list.iter().cloned().map(Some).collect(),
         None => vec![None],
     };
@@ -196,6 +200,14 @@ pub fn seeds(first: u64, runs: usize) -> anyhow::Result<Vec<u64>> {
 mod tests {
     use super::*;
 
+    fn ctl(id: &str) -> FlowController {
+        FlowController::parse(id).unwrap()
+    }
+
+    fn ids(controllers: &[FlowController]) -> Vec<&str> {
+        controllers.iter().map(FlowController::id).collect()
+    }
+
     #[test]
     fn vary_parses_key_and_values() {
         let v: Vary = "link.bottleneck.loss.rate=0.001, 0.01,0.1".parse().unwrap();
@@ -218,13 +230,15 @@ mod tests {
     #[test]
     fn controllers_split_on_commas_only() {
         assert_eq!(
-            split_controllers("modified-sack:tolerance=0.02,composite+quinn-cubic").unwrap(),
+            ids(&split_controllers("modified-sack:tolerance=0.02,composite+quinn-cubic").unwrap()),
             ["modified-sack:tolerance=0.02", "composite+quinn-cubic"]
         );
         assert!(split_controllers("reno,,tahoe").is_err());
         assert_eq!(
-            split_controllers("wnewreno:margin=0.1,granularity=2ms,reno,composite+quinn-cubic")
-                .unwrap(),
+            ids(&split_controllers(
+                "wnewreno:margin=0.1,granularity=2ms,reno,composite+quinn-cubic"
+            )
+            .unwrap()),
             [
                 "wnewreno:margin=0.1,granularity=2ms",
                 "reno",
@@ -232,7 +246,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            split_controllers("modified-sack:tolerance=0,granularity=1ms+newreno,tahoe").unwrap(),
+            ids(
+                &split_controllers("modified-sack:tolerance=0,granularity=1ms+newreno,tahoe")
+                    .unwrap()
+            ),
             ["modified-sack:tolerance=0,granularity=1ms+newreno", "tahoe"]
         );
     }
@@ -243,7 +260,7 @@ mod tests {
             "a=1,2".parse::<Vary>().unwrap(),
             "b=x,y,z".parse::<Vary>().unwrap(),
         ];
-        let ctrls = vec!["reno".to_string(), "composite".to_string()];
+        let ctrls = vec![ctl("reno"), ctl("composite")];
         let points = expand(&varies, Some(&ctrls));
         assert_eq!(points.len(), 2 * 3 * 2);
         for (i, p) in points.iter().enumerate() {
@@ -254,8 +271,14 @@ mod tests {
             first.values,
             [("a".into(), "1".into()), ("b".into(), "x".into())]
         );
-        assert_eq!(first.controller.as_deref(), Some("reno"));
-        assert_eq!(points[1].controller.as_deref(), Some("composite"));
+        assert_eq!(
+            first.controller.as_ref().map(FlowController::id),
+            Some("reno")
+        );
+        assert_eq!(
+            points[1].controller.as_ref().map(FlowController::id),
+            Some("composite")
+        );
         assert_eq!(points[1].values, first.values);
         assert_eq!(points[2].values[1].1, "y");
         let last = &points[11];
@@ -263,11 +286,19 @@ mod tests {
             last.values,
             [("a".into(), "2".into()), ("b".into(), "z".into())]
         );
-        assert_eq!(last.controller.as_deref(), Some("composite"));
+        assert_eq!(
+            last.controller.as_ref().map(FlowController::id),
+            Some("composite")
+        );
         // Every combination exactly once.
         let mut seen: Vec<_> = points
             .iter()
-            .map(|p| (p.values.clone(), p.controller.clone()))
+            .map(|p| {
+                (
+                    p.values.clone(),
+                    p.controller.as_ref().map(|c| c.id().to_owned()),
+                )
+            })
             .collect();
         seen.sort();
         seen.dedup();
@@ -287,7 +318,7 @@ mod tests {
         let p = Point {
             index: 7,
             values: vec![("link.bottleneck.loss.rate".into(), "0.01".into())],
-            controller: Some("modified-sack:tolerance=0.02".into()),
+            controller: Some(ctl("modified-sack:tolerance=0.02")),
             seed: None,
         };
         assert_eq!(
@@ -308,7 +339,7 @@ mod tests {
         let p = Point {
             index: 3,
             values: vec![],
-            controller: Some("newreno".into()),
+            controller: Some(ctl("newreno")),
             seed: Some(12),
         };
         assert_eq!(p.dir_name(20), "03-newreno-seed=12");
@@ -319,7 +350,7 @@ mod tests {
     fn repetitions_run_every_controller_on_the_same_seeds() {
         let seeds = seeds(5, 3).unwrap();
         assert_eq!(seeds, [5, 6, 7]);
-        let ctrls = vec!["a".to_string(), "b".to_string()];
+        let ctrls = vec![ctl("reno"), ctl("tahoe")];
         let points = expand_with_seeds(&["x=1,2".parse().unwrap()], Some(&ctrls), &seeds);
         assert_eq!(points.len(), 2 * 2 * 3);
         assert!(points.iter().enumerate().all(|(i, p)| p.index == i));

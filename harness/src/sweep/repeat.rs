@@ -291,6 +291,7 @@ pub fn failure_lines(conditions: &[Condition]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::FlowController;
     use crate::sweep::{expand_with_seeds, Aggregate};
 
     fn aggregate(goodput: f64) -> Aggregate {
@@ -309,8 +310,8 @@ mod tests {
     }
 
     fn records() -> Vec<Record> {
-        let ctrls = vec!["base".to_string(), "fast".to_string()];
-        // base: 10, 20, 30 on seeds 1-3; fast: 20, 30 (seed 2 failed), 60.
+        let ctrls: Vec<FlowController> = vec!["reno".parse().unwrap(), "tahoe".parse().unwrap()];
+        // reno (the base): 10, 20, 30 on seeds 1-3; tahoe: 20, 30 (seed 2 failed), 60.
         let goodputs = [
             Ok(10.0),
             Ok(20.0),
@@ -323,7 +324,7 @@ mod tests {
             .into_iter()
             .zip(goodputs)
             .map(|(p, g)| Record {
-                controller: p.controller.clone().unwrap(),
+                controller: p.controller.as_ref().unwrap().id().to_owned(),
                 point: p,
                 result: g.map(aggregate).map_err(String::from),
             })
@@ -332,10 +333,10 @@ mod tests {
 
     #[test]
     fn conditions_summarise_repetitions_and_count_failures() {
-        let c = conditions(&records(), Some("base"));
+        let c = conditions(&records(), Some("reno"));
         assert_eq!(c.len(), 2);
         let base = &c[0];
-        assert_eq!((base.controller.as_str(), base.runs), ("base", 3));
+        assert_eq!((base.controller.as_str(), base.runs), ("reno", 3));
         let g = base.figure("goodput_total_bps").unwrap();
         assert_eq!((g.n, g.mean, g.sd), (3, 20.0, Some(10.0)));
         let fast = &c[1];
@@ -357,8 +358,8 @@ mod tests {
 
     #[test]
     fn csv_has_estimates_ratio_and_errors() {
-        let c = conditions(&records(), Some("base"));
-        let t = csv_table(&[], &c, Some("base"));
+        let c = conditions(&records(), Some("reno"));
+        let t = csv_table(&[], &c, Some("reno"));
         let col = |h: &str| t.headers.iter().position(|x| x == h).unwrap();
         assert_eq!(t.rows.len(), 2);
         assert_eq!(t.rows[1][col("failed")], "1");
@@ -368,8 +369,8 @@ mod tests {
         assert_eq!(t.rows[1][col("errors")], "seed 2: boom");
         assert_eq!(t.rows[0][col("goodput_total_bps_sd")], "10");
         assert!(!t.headers.iter().any(|h| h.starts_with("random_as_random")));
-        let human = human_table(&[], &c, Some("base")).render();
+        let human = human_table(&[], &c, Some("reno")).render();
         assert!(human.contains("2/3 (1 failed)"), "{human}");
-        assert!(failure_lines(&c).contains("failed: fast: seed 2: boom"));
+        assert!(failure_lines(&c).contains("failed: tahoe: seed 2: boom"));
     }
 }

@@ -25,7 +25,7 @@ pub fn link(name: &str, mbit: f64, delay_ms: u64, queue: usize, loss: LossModel)
 
 pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
     Flow {
-        controller: controller.into(),
+        controller: controller.parse().expect("controller id"),
         path: vec![0],
         start: Duration::from_millis(start_ms),
         bytes: bytes.map(Bytes),
