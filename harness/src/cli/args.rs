@@ -1,0 +1,166 @@
+//! The command line's shape: clap's types for every command and option, apart from what the
+//! commands do.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::runner::LinkKind;
+use crate::shard::Shard;
+use crate::sweep::Vary;
+
+/// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
+/// namespaces, and compare controllers.
+#[derive(Debug, Parser)]
+#[command(name = "discern", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one scenario and write its summary, time series and plots.
+    Run(RunArgs),
+    /// Run every combination of varied values and controllers in parallel; one table and plots.
+    Sweep(SweepArgs),
+    /// Score controllers over a fixed matrix of path classes, n seeds each: efficiency on random
+    /// loss, harm to a competing flow, fairness, verdict accuracy, queueing delay, each with its
+    /// 95 % confidence interval; writes score.csv, score.json and a heatmap.
+    Score(ScoreArgs),
+    /// Merge the --out folders of `sweep --shard` or `score --shard` runs into what one
+    /// unsharded run writes.
+    Merge(MergeArgs),
+    /// Turn an application's JSON log of the controllers' events (tracing-subscriber's JSON
+    /// formatter, target `discern::cwnd` at TRACE) into flows.csv and the cwnd and throughput
+    /// plots a run writes.
+    Plot(PlotArgs),
+    /// List the controllers (with parameters) and the scenarios in ./scenarios/.
+    List,
+    /// Remove the network namespaces (and with them the links, TUN devices and qdiscs) that
+    /// killed `--link netns` runs left behind (root).
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// Controllers to score, comma-separated [default: newreno, modified-sack, wnewreno,
+    /// composite, veno, westwood, discern, discern:queue=full, quinn-newreno,
+    /// quinn-cubic, quinn-bbr].
+    #[arg(long, value_name = "ID1,ID2,...")]
+    pub controller: Vec<String>,
+    /// Seeds per controller and class: SEED .. SEED+N-1.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub runs: usize,
+    /// The first seed.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder; each run's summary.json goes to DIR/runs/INDEX-CLASS-CONTROLLER.../.
+    #[arg(long, value_name = "DIR", default_value = "out/score")]
+    pub out: PathBuf,
+    /// Runs at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only part K of N (round robin over the runs) and write its runs and manifest.json;
+    /// `discern merge` puts the parts together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The log: one JSON object per line, as tracing-subscriber's `fmt().json()` writes it.
+    #[arg(value_name = "LOGFILE")]
+    pub log: PathBuf,
+    /// Output folder [default: out/LOG_FILE_STEM/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The --out folders of every shard.
+    #[arg(value_name = "DIR", required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Where the merged outputs go (the runs are copied there).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Also remove the namespaces of runs that are still going.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// Scenario file (TOML), or the name of one in ./scenarios/.
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: PathBuf,
+    /// What carries the packets: the deterministic simulator, or Linux network namespaces (root).
+    #[arg(long, value_name = "sim|netns", default_value = "sim")]
+    pub link: LinkKind,
+    /// Override a scenario value, e.g. `--set link.bottleneck.loss.rate=0.01`. Repeatable.
+    #[arg(long = "set", value_name = "K=V")]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Output folder [default: out/SCENARIO_NAME/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run every flow with this controller, e.g. `modified-sack:tolerance=0.02`.
+    #[arg(long, value_name = "ID")]
+    pub controller: Option<String>,
+    /// Repeat the run on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`): each seed's
+    /// outputs go to DIR/seed=SEED/, and DIR/aggregate.json holds n, mean, sd and the 95 %
+    /// confidence interval of every figure.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub runs: usize,
+    /// Runs at once with --runs [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A scenario key and its values, e.g. `--vary link.bottleneck.loss.rate=0.001,0.01,0.1`.
+    /// Repeatable: every combination runs. The first one is the x axis of the goodput plot.
+    /// A sweep needs --vary or --runs N (N >= 2).
+    #[arg(long, value_name = "K=V1,V2,...")]
+    pub vary: Vec<Vary>,
+    /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
+    /// (a piece `param=value` continues the id before it). Repeatable. Without it, each run
+    /// keeps the scenario's own controllers.
+    #[arg(long, value_name = "ID1,ID2,...")]
+    pub controller: Vec<String>,
+    /// Output folder [default: out/SCENARIO_NAME-sweep/]; each run's outputs go to
+    /// DIR/runs/INDEX-VALUES/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Runs at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Repeat every combination on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`; every
+    /// controller runs on the same seeds). sweep.csv then has one row per combination with n,
+    /// mean, sd and the 95 % confidence interval (Student's t) of every figure, runs.csv one row
+    /// per run, aggregate.json both, and the plot error bars.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub runs: usize,
+    /// Report each controller's goodput as a ratio to this controller's on the same seed and
+    /// values (paired), with the mean and 95 % confidence interval of the ratios. One of
+    /// --controller.
+    #[arg(long, value_name = "ID")]
+    pub baseline: Option<String>,
+    /// Run only part K of N of the sweep (round robin over the runs) and write its runs and
+    /// manifest.json; `discern merge` puts the parts together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}

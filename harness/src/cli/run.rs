@@ -1,0 +1,118 @@
+//! `discern run`: one scenario, or one scenario on N seeds (`--runs`).
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+use super::{
+    controller, dir_safe, load, overrides, progress_bar, resolve, threads, RunArgs, Runner,
+};
+use crate::output::{self, table};
+use crate::report::RunOutput;
+use crate::scenario::{FlowController, Override, Scenario};
+use crate::sweep;
+
+pub(super) fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    let path = resolve(&args.common.scenario);
+    let sets = overrides(&args.common.set)?;
+    let mut scenario = load(&path, &sets)?;
+    let chosen = args.controller.as_deref().map(controller).transpose()?;
+    if let Some(c) = &chosen {
+        scenario.set_controller(c);
+    }
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(dir_safe(&scenario.name)));
+    if args.runs != 1 {
+        let seeds = SeedRuns {
+            path: &path,
+            sets: &sets,
+            controller: chosen.as_ref(),
+        };
+        return run_repeated(&args, &seeds, &scenario, &dir, runner);
+    }
+    let out = runner(&scenario, args.common.link)?;
+    let files = output::write_run(&dir, &out)?;
+
+    out!("{}", table::run_table(&out.summary).render())?;
+    out!("{}", table::run_footer(&out.summary))?;
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    outln!("outputs in {}: {}", dir.display(), names.join(", "))?;
+
+    let unverified: Vec<String> = out
+        .summary
+        .flows
+        .iter()
+        .filter(|f| !f.verified)
+        .map(|f| f.flow.to_string())
+        .collect();
+    if !unverified.is_empty() {
+        bail!(
+            "flow {}: the bytes received differ from the bytes sent",
+            unverified.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where `run --runs N` builds each seed's scenario from.
+struct SeedRuns<'a> {
+    path: &'a Path,
+    sets: &'a [Override],
+    controller: Option<&'a FlowController>,
+}
+
+/// `run --runs N`: the scenario on N seeds, each seed's outputs in `dir/seed=<S>/`, and
+/// `dir/aggregate.json`.
+fn run_repeated(
+    args: &RunArgs,
+    from: &SeedRuns<'_>,
+    scenario: &Scenario,
+    dir: &Path,
+    runner: &Runner<'_>,
+) -> anyhow::Result<ExitCode> {
+    let seeds = sweep::seeds(scenario.seed, args.runs)?;
+    let mut jobs = Vec::with_capacity(seeds.len());
+    for &seed in &seeds {
+        let mut all = from.sets.to_vec();
+        all.extend(overrides(&[format!("seed={seed}")])?);
+        let mut s = load(from.path, &all)?;
+        if let Some(c) = from.controller {
+            s.set_controller(c);
+        }
+        jobs.push((seed, s));
+    }
+    let bar = progress_bar(jobs.len(), "runs");
+    let kind = args.common.link;
+    let run_one = |s: &Scenario| runner(s, kind);
+    let keep = |seed: &u64, out: &RunOutput| {
+        let r = output::write_run(&dir.join(format!("seed={seed}")), out);
+        bar.inc(1);
+        r?;
+        Ok(out.summary.clone())
+    };
+    let results = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    bar.finish_and_clear();
+    let aggregate = crate::repeated::RunAggregate::of(&scenario.name, &seeds, &results);
+    let json = dir.join("aggregate.json");
+    output::write_json(&json, &aggregate)?;
+    out!("{}", aggregate.table().render())?;
+    out!("{}", aggregate.footer())?;
+    outln!(
+        "outputs in {}: aggregate.json, and each seed's in seed=<S>/",
+        dir.display()
+    )?;
+    let unverified: usize = aggregate.flows.iter().map(|f| f.unverified).sum();
+    if unverified > 0 {
+        bail!("{unverified} flow run(s): the bytes received differ from the bytes sent");
+    }
+    if !aggregate.failed.is_empty() {
+        bail!("{} of {} runs failed", aggregate.failed.len(), seeds.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,192 @@
+//! `discern score`: the controllers over the scoreboard's path classes, n seeds each.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+use super::{controller, progress_bar, runs_label, threads, Runner, ScoreArgs};
+use crate::output;
+use crate::report::RunOutput;
+use crate::runner::LinkKind;
+use crate::scenario::Scenario;
+use crate::shard::{self, Manifest, ManifestRun, Shard};
+use crate::sweep;
+
+/// The scoreboard's plan as its manifest records it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct ScoreSpec {
+    pub(super) controllers: Vec<String>,
+    pub(super) seeds: Vec<u64>,
+}
+
+/// Every class's scenario text: what a score manifest's hash covers. Capacity traces are named
+/// in a fixed folder, so that shards run where the traces lie elsewhere still merge.
+fn score_text() -> Vec<u8> {
+    let traces = Path::new("TRACES");
+    crate::score::classes::CLASSES
+        .iter()
+        .flat_map(|c| c.scenario_toml_in("ID", 0, false, traces).into_bytes())
+        .collect()
+}
+
+/// A scoreboard job with its place in the plan, and its scenario or why it cannot be built.
+type ScorePartJob = ((usize, crate::score::Job), Result<Scenario, String>);
+
+/// The jobs of `part` of the plan. A job whose scenario cannot be built (a capacity trace not
+/// where the class looks) fails alone, named in the failures, while the other classes run.
+fn score_part(plan: &[crate::score::Job], part: Shard) -> Vec<ScorePartJob> {
+    plan.iter()
+        .enumerate()
+        .filter(|(i, _)| part.contains(*i))
+        .map(|(i, job)| {
+            (
+                (i, job.clone()),
+                job.scenario().map_err(|e| format!("{e:#}")),
+            )
+        })
+        .collect()
+}
+
+/// The part's outcomes in its order: those of the jobs that ran (`ran`, in order), and the
+/// errors of those that could not be built.
+fn with_unbuilt(
+    part: &[ScorePartJob],
+    ran: Vec<crate::score::Outcome>,
+) -> Vec<crate::score::Outcome> {
+    let mut ran = ran.into_iter();
+    part.iter()
+        .map(|(_, scenario)| match scenario {
+            Ok(_) => ran.next().expect("every job with a scenario ran"),
+            Err(e) => Err(e.clone()),
+        })
+        .collect()
+}
+
+/// `--controller` resolved (the defaults without it); the scoreboard runs on the simulator, so
+/// no kernel TCP. It keys its runs and labels its rows by id: each run's scenario resolves the
+/// id when the class's scenario loads.
+fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
+    let mut chosen = Vec::new();
+    for list in &args.controller {
+        chosen.extend(sweep::split_controllers(list)?);
+    }
+    if chosen.is_empty() {
+        for id in crate::score::DEFAULT_CONTROLLERS {
+            chosen.push(controller(id)?);
+        }
+    }
+    if let Some(c) = chosen.iter().find(|c| c.kernel_tcp().is_some()) {
+        bail!("{c} is the kernel's TCP: the scoreboard runs on the simulator");
+    }
+    Ok(chosen.iter().map(|c| c.id().to_owned()).collect())
+}
+
+pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    let controllers = controllers(&args)?;
+    let seeds = sweep::seeds(args.seed, args.runs)?;
+    let plan = crate::score::plan(&controllers, &seeds);
+    let total = plan.len();
+    let part = args.shard.unwrap_or(Shard::ALL);
+    let part_jobs = score_part(&plan, part);
+    let jobs: Vec<_> = part_jobs
+        .iter()
+        .filter_map(|(job, s)| s.as_ref().ok().map(|s| (job.clone(), s.clone())))
+        .collect();
+    let runs_dir = args.out.join("runs");
+    std::fs::create_dir_all(&runs_dir)
+        .with_context(|| format!("creating {}", runs_dir.display()))?;
+    let bar = progress_bar(jobs.len(), &runs_label(args.shard));
+    let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
+    let keep = |(i, job): &(usize, crate::score::Job), out: &RunOutput| {
+        let dir = runs_dir.join(job.dir_name(*i, total));
+        let r = std::fs::create_dir_all(&dir)
+            .with_context(|| format!("creating {}", dir.display()))
+            .and_then(|_| output::write_json(&dir.join("summary.json"), &out.summary));
+        bar.inc(1);
+        r?;
+        Ok(out.summary.clone())
+    };
+    let ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
+    bar.finish_and_clear();
+    let outcomes = with_unbuilt(&part_jobs, ran);
+    let manifest = Manifest {
+        command: "score".into(),
+        version: shard::version(),
+        scenario_hash: shard::hash(&score_text()),
+        spec: serde_json::to_value(ScoreSpec {
+            controllers: controllers.clone(),
+            seeds: seeds.clone(),
+        })?,
+        shard: part.to_string(),
+        total,
+        runs: part_jobs
+            .iter()
+            .zip(&outcomes)
+            .map(|(((i, job), _), o)| {
+                Ok(ManifestRun {
+                    index: *i,
+                    dir: job.dir_name(*i, total),
+                    job: serde_json::to_value(job)?,
+                    error: o.as_ref().err().cloned(),
+                })
+            })
+            .collect::<anyhow::Result<_>>()?,
+    };
+    output::write_json(&args.out.join(shard::MANIFEST), &manifest)?;
+    if args.shard.is_some() {
+        let failed = outcomes.iter().filter(|o| o.is_err()).count();
+        return shard_done(part, total, part_jobs.len(), failed, &args.out);
+    }
+    finish_score(&args.out, &controllers, &seeds, &plan, &outcomes)
+}
+
+/// One shard's runs are done; the scoreboard waits for `discern merge`.
+fn shard_done(
+    part: Shard,
+    total: usize,
+    ran: usize,
+    failed: usize,
+    dir: &Path,
+) -> anyhow::Result<ExitCode> {
+    outln!(
+        "shard {part}: {ran} of {total} runs ({failed} failed) in {}; `discern merge` the \
+         shards' folders for the scoreboard",
+        dir.display()
+    )?;
+    Ok(if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(super) fn finish_score(
+    dir: &Path,
+    controllers: &[String],
+    seeds: &[u64],
+    plan: &[crate::score::Job],
+    outcomes: &[crate::score::Outcome],
+) -> anyhow::Result<ExitCode> {
+    let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
+    let files = crate::score::write(dir, &board)?;
+    out!("{}", board.tables())?;
+    out!("{}", board.footer())?;
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    outln!(
+        "outputs in {}: {}, and each run's summary in runs/",
+        dir.display(),
+        names.join(", ")
+    )?;
+    if !board.failures.is_empty() {
+        bail!(
+            "{} of {} runs failed (listed above; their seeds are left out of the means)",
+            board.failures.len(),
+            plan.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
