@@ -340,8 +340,32 @@ fn congestion_as_congestion(s: &Summary) -> Option<f64> {
         .and_then(|a| share(a.congestion_as_congestion, a.congestion_as_random))
 }
 
-/// Random-loss verdicts `(called random, called congestion)` of a run, for pooling.
-pub fn random_verdicts(s: &Summary) -> Option<(u64, u64)> {
-    s.verdict_accuracy
-        .map(|a| (a.random_as_random, a.random_as_congestion))
+/// What the controller called the losses the simulator made at random, counted over runs: the
+/// pooled classes' share is of the summed counts, so that a class with more losses weighs more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RandomVerdicts {
+    pub random: u64,
+    pub congestion: u64,
+}
+
+impl RandomVerdicts {
+    /// A run's counts, where it scored its verdicts.
+    pub fn of(s: &Summary) -> Option<Self> {
+        s.verdict_accuracy.map(|a| RandomVerdicts {
+            random: a.random_as_random,
+            congestion: a.random_as_congestion,
+        })
+    }
+
+    /// The share called random.
+    pub fn share(self) -> Option<f64> {
+        share(self.random, self.congestion)
+    }
+}
+
+impl std::ops::AddAssign for RandomVerdicts {
+    fn add_assign(&mut self, other: Self) {
+        self.random += other.random;
+        self.congestion += other.congestion;
+    }
 }
