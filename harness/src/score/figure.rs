@@ -193,11 +193,10 @@ impl SeedValues {
         let lossless = runs
             .get(class, controller, true, seed)
             .and_then(|r| goodput(r, 0));
-        let p = class.loss.mean_rate();
-        self.set(
-            Figure::Efficiency,
-            ratio(g, lossless.map(|l| l * (1.0 - p))),
-        );
+        let expected = lossless
+            .zip(class.loss.mean_rate())
+            .map(|(l, p)| l * (1.0 - p));
+        self.set(Figure::Efficiency, ratio(g, expected));
         let bbr = runs
             .get(class, REFERENCE, false, seed)
             .and_then(|r| goodput(r, 0));
@@ -262,7 +261,7 @@ impl SeedValues {
         if !class.is_congestion_only() {
             let lossless = runs.get(class, controller, true, seed).and_then(|r| {
                 let both = goodput(r, 0).zip(goodput(r, 1))?;
-                Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()))
+                Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()?))
             });
             self.set(Figure::LinkEfficiency, ratio(both, lossless));
         }
