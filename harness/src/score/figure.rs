@@ -325,7 +325,8 @@ fn drops_ratio(run: &Summary, reference: Option<&Summary>) -> Option<f64> {
     ratio(queue_drops(run), reference.and_then(queue_drops))
 }
 
-pub fn share(a: u64, b: u64) -> Option<f64> {
+/// `a` as a share of `a + b`, undefined when both are zero.
+fn share(a: u64, b: u64) -> Option<f64> {
     (a + b > 0).then(|| a as f64 / (a + b) as f64)
 }
 
