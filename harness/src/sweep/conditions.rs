@@ -1,6 +1,7 @@
-//! Repeated runs (`--runs N`): the runs of one condition (varied values and controller) over
-//! seeds `seed .. seed + N - 1`, summarised as n, mean, standard deviation and 95 % interval of
-//! every figure, and the paired goodput ratio to a baseline controller on the same seeds.
+//! The conditions of a repeated sweep (`sweep --runs N`): the runs of one condition (varied
+//! values and controller) over seeds `seed .. seed + N - 1`, summarised as n, mean, standard
+//! deviation and 95 % interval of every figure, and the paired goodput ratio to a baseline
+//! controller on the same seeds.
 
 use serde::Serialize;
 
@@ -18,7 +19,7 @@ pub struct FailedRun {
 
 /// One figure over a condition's successful runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Figure {
+pub struct FigureEstimate {
     pub name: &'static str,
     /// `None` when no successful run has this figure.
     pub estimate: Option<Estimate>,
@@ -36,7 +37,7 @@ pub struct Condition {
     pub failed: Vec<FailedRun>,
     /// Successful runs in which some flow's bytes did not verify.
     pub unverified: usize,
-    pub figures: Vec<Figure>,
+    pub figures: Vec<FigureEstimate>,
     /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
     /// the estimate of those ratios; `None` without `--baseline`.
     pub goodput_ratio: Option<Estimate>,
@@ -100,7 +101,7 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
             let figures = FIGURES
                 .iter()
                 .enumerate()
-                .map(|(i, name)| Figure {
+                .map(|(i, name)| FigureEstimate {
                     name,
                     estimate: Estimate::of_all(all.iter().filter_map(|f| f[i])),
                 })
