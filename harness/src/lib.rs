@@ -7,8 +7,8 @@ pub mod logplot;
 pub mod netns;
 pub mod output;
 pub mod payload;
-pub mod repeated;
 pub mod report;
+pub mod run_aggregate;
 pub mod runner;
 pub mod scenario;
 pub mod score;
@@ -19,3 +19,7 @@ pub mod sweep;
 pub mod tls;
 pub mod transport;
 pub mod units;
+
+/// The former name of [`run_aggregate`]: the CLI's `run --runs` still calls it by that name.
+#[doc(hidden)]
+pub use run_aggregate as repeated;

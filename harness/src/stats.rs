@@ -68,10 +68,7 @@ impl Estimate {
     /// a caller's defect (a figure is a count, a rate or a ratio with a nonzero denominator).
     pub fn of(values: &[f64]) -> Option<Estimate> {
         let n = values.len();
-        if n == 0 {
-            return None;
-        }
-        let mean = values.iter().sum::<f64>() / n as f64;
+        let mean = mean(values)?;
         if n == 1 {
             return Some(Estimate {
                 n,
@@ -93,6 +90,31 @@ impl Estimate {
         })
     }
 
+    /// [`Self::of`] the values an iterator yields, such as one figure over the seeds that have
+    /// it.
+    pub fn of_all(values: impl IntoIterator<Item = f64>) -> Option<Estimate> {
+        Estimate::of(&values.into_iter().collect::<Vec<_>>())
+    }
+
+    /// The CSV columns of an estimate, in the order of [`Self::cells`].
+    pub const COLUMNS: [&'static str; 5] = ["n", "mean", "sd", "ci95_lo", "ci95_hi"];
+
+    /// An estimate's CSV cells: values in full precision so that a reader can recompute, empty
+    /// where there is none, and `n` 0 for a figure no run had.
+    pub fn cells(estimate: Option<&Estimate>) -> [String; 5] {
+        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        match estimate {
+            Some(e) => [
+                e.n.to_string(),
+                e.mean.to_string(),
+                opt(e.sd),
+                opt(e.ci95_lo),
+                opt(e.ci95_hi),
+            ],
+            None => ["0", "", "", "", ""].map(String::from),
+        }
+    }
+
     /// Half the width of the interval, when there is one.
     pub fn half_width(&self) -> Option<f64> {
         Some((self.ci95_hi? - self.ci95_lo?) / 2.0)
@@ -110,6 +132,11 @@ impl Estimate {
             None => format!("{:.digits$}", self.mean * scale),
         }
     }
+}
+
+/// The arithmetic mean, `None` for no values.
+pub fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// Per-pair ratios `value / baseline` of figures measured on the same seed. Pairs whose baseline

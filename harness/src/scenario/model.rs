@@ -218,6 +218,34 @@ pub enum LossModel {
     },
 }
 
+impl LossModel {
+    /// The Gilbert model: every packet of the bad state lost, none of the good (`h = 0`,
+    /// `k = 1`, the defaults of a scenario file). A `const fn` so that constant tables (the
+    /// scoreboard's classes) can hold one.
+    pub const fn gilbert(p: f64, r: f64) -> LossModel {
+        LossModel::GilbertElliott {
+            p,
+            r,
+            h: 0.0,
+            k: 1.0,
+        }
+    }
+
+    /// The long-run fraction of packets the channel drops; `None` for bursts, whose outages are
+    /// timed, so that the share they take depends on the packet rate.
+    pub fn mean_rate(&self) -> Option<f64> {
+        match *self {
+            LossModel::None => Some(0.0),
+            LossModel::Bernoulli { rate } => Some(rate),
+            // The stationary chance of the bad state is p / (p + r), of the good r / (p + r).
+            LossModel::GilbertElliott { p, r, h, k } => {
+                Some((p * (1.0 - h) + r * (1.0 - k)) / (p + r))
+            }
+            LossModel::Burst { .. } => None,
+        }
+    }
+}
+
 /// One or more identical transfers from a sender to a receiver across `path`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flow {

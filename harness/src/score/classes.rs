@@ -11,6 +11,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::scenario::LossModel;
+use crate::units::format_duration;
+
 /// The environment variable naming the folder that holds the capacity traces of the LTE classes.
 pub const TRACES_ENV: &str = "DISCERN_TRACES";
 /// Where the traces are when [`TRACES_ENV`] is not set, relative to the working directory: the
@@ -26,39 +29,32 @@ pub fn traces_dir() -> PathBuf {
     std::path::absolute(&dir).unwrap_or(dir)
 }
 
-/// The bottleneck's random loss model.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Loss {
-    None,
-    /// Every packet lost with probability `rate`.
-    Bernoulli {
-        rate: f64,
-    },
-    /// Gilbert-Elliott with every packet of the bad state lost: good -> bad with `p`, bad -> good
-    /// with `r`; mean loss `p / (p + r)`, mean burst `1 / r` packets.
-    GilbertElliott {
-        p: f64,
-        r: f64,
-    },
-}
-
-impl Loss {
-    /// The long-run fraction of packets the model drops.
-    pub fn mean_rate(self) -> f64 {
-        match self {
-            Loss::None => 0.0,
-            Loss::Bernoulli { rate } => rate,
-            Loss::GilbertElliott { p, r } => p / (p + r),
+/// The bottleneck's `loss` value in a scenario file, `None` for no loss. The Gilbert model's
+/// default `h` and `k` are left out, so that a class's text stays as it was written.
+fn loss_toml(loss: &LossModel) -> Option<String> {
+    match *loss {
+        LossModel::None => None,
+        LossModel::Bernoulli { rate } => {
+            Some(format!("{{ model = \"bernoulli\", rate = {rate} }}"))
         }
-    }
-
-    fn toml(self) -> Option<String> {
-        match self {
-            Loss::None => None,
-            Loss::Bernoulli { rate } => Some(format!("{{ model = \"bernoulli\", rate = {rate} }}")),
-            Loss::GilbertElliott { p, r } => Some(format!(
-                "{{ model = \"gilbert-elliott\", p = {p}, r = {r} }}"
-            )),
+        LossModel::GilbertElliott { p, r, .. } if *loss == LossModel::gilbert(p, r) => Some(
+            format!("{{ model = \"gilbert-elliott\", p = {p}, r = {r} }}"),
+        ),
+        LossModel::GilbertElliott { p, r, h, k } => Some(format!(
+            "{{ model = \"gilbert-elliott\", p = {p}, r = {r}, h = {h}, k = {k} }}"
+        )),
+        LossModel::Burst {
+            every,
+            drops,
+            start,
+            count,
+        } => {
+            let count = count.map(|c| format!(", count = {c}")).unwrap_or_default();
+            Some(format!(
+                "{{ model = \"burst\", every = \"{}\", drops = {drops}, start = \"{}\"{count} }}",
+                format_duration(every),
+                format_duration(start)
+            ))
         }
     }
 }
@@ -153,7 +149,7 @@ impl Family {
 }
 
 /// One row of the matrix.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PathClass {
     /// Short id: the CSV's `class` column and the heatmap's column label.
     pub id: &'static str,
@@ -166,7 +162,7 @@ pub struct PathClass {
     /// One-way propagation delay of the bottleneck (the RTT is twice this plus serialisation).
     pub delay_ms: u32,
     pub queue: Queue,
-    pub loss: Loss,
+    pub loss: LossModel,
     pub flows: Flows,
     pub duration_s: u32,
     /// Further keys of the bottleneck's `[[link]]` table (e.g. `ecn = { threshold = 20 }`), one
@@ -190,12 +186,12 @@ pub struct PathClass {
 impl PathClass {
     /// A random-loss class: one flow alone, efficiency measured.
     pub fn is_random_loss(&self) -> bool {
-        self.flows == Flows::Alone && self.loss != Loss::None
+        self.flows == Flows::Alone && self.loss != LossModel::None
     }
 
     /// A class with no random loss: every loss is the queue's.
     pub fn is_congestion_only(&self) -> bool {
-        self.loss == Loss::None
+        self.loss == LossModel::None
     }
 
     /// An active queue manager or a policer decides the bottleneck's drops, rather than a full
@@ -252,7 +248,7 @@ impl PathClass {
         }
         let _ = writeln!(t, "delay = \"{}ms\"", self.delay_ms);
         let _ = writeln!(t, "queue = {}", self.queue.toml());
-        if let Some(loss) = self.loss.toml().filter(|_| !lossless) {
+        if let Some(loss) = loss_toml(&self.loss).filter(|_| !lossless) {
             let _ = writeln!(t, "loss = {loss}");
         }
         write_lines(&mut t, self.link_extra);
@@ -293,7 +289,7 @@ const RANDOM_20M_60MS: PathClass = PathClass {
     rate_mbit: 20.0,
     delay_ms: 30,
     queue: Queue::DropTail { packets: 150 },
-    loss: Loss::Bernoulli { rate: 0.005 },
+    loss: LossModel::Bernoulli { rate: 0.005 },
     flows: Flows::Alone,
     duration_s: 10,
     link_extra: NO_EXTRA,
@@ -312,7 +308,7 @@ const CONGESTION_VS_NEWRENO: PathClass = PathClass {
     rate_mbit: 10.0,
     delay_ms: 20,
     queue: Queue::DropTail { packets: 34 },
-    loss: Loss::None,
+    loss: LossModel::None,
     flows: Flows::Against { peer: "newreno" },
     duration_s: 20,
     link_extra: NO_EXTRA,
@@ -332,7 +328,7 @@ const CODEL_VS_NEWRENO: PathClass = PathClass {
     rate_mbit: 20.0,
     delay_ms: 20,
     queue: CODEL,
-    loss: Loss::None,
+    loss: LossModel::None,
     flows: Flows::Against { peer: "newreno" },
     duration_s: 20,
     link_extra: NO_EXTRA,
@@ -351,7 +347,7 @@ const CODEL_VS_CUBIC: PathClass = PathClass {
     rate_mbit: 20.0,
     delay_ms: 20,
     queue: CODEL,
-    loss: Loss::None,
+    loss: LossModel::None,
     flows: Flows::Against {
         peer: "quinn-cubic",
     },
@@ -372,7 +368,7 @@ const CODEL_ALONE: PathClass = PathClass {
     rate_mbit: 20.0,
     delay_ms: 20,
     queue: CODEL,
-    loss: Loss::Bernoulli { rate: 0.005 },
+    loss: LossModel::Bernoulli { rate: 0.005 },
     flows: Flows::Alone,
     duration_s: 10,
     link_extra: NO_EXTRA,
@@ -391,7 +387,7 @@ const POLICE_ALONE: PathClass = PathClass {
     rate_mbit: 50.0,
     delay_ms: 20,
     queue: Queue::DropTail { packets: 170 },
-    loss: Loss::None,
+    loss: LossModel::None,
     flows: Flows::Alone,
     duration_s: 10,
     link_extra: POLICER,
@@ -410,7 +406,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 10.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 40 },
-        loss: Loss::Bernoulli { rate: 0.01 },
+        loss: LossModel::Bernoulli { rate: 0.01 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
@@ -428,7 +424,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 100.0,
         delay_ms: 10,
         queue: Queue::DropTail { packets: 170 },
-        loss: Loss::Bernoulli { rate: 0.001 },
+        loss: LossModel::Bernoulli { rate: 0.001 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
@@ -445,7 +441,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 2.0,
         delay_ms: 100,
         queue: Queue::DropTail { packets: 40 },
-        loss: Loss::Bernoulli { rate: 0.03 },
+        loss: LossModel::Bernoulli { rate: 0.03 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
@@ -463,10 +459,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 20.0,
         delay_ms: 30,
         queue: Queue::DropTail { packets: 150 },
-        loss: Loss::GilbertElliott {
-            p: 0.002525,
-            r: 0.25,
-        },
+        loss: LossModel::gilbert(0.002525, 0.25),
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
@@ -484,7 +477,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 20.0,
         delay_ms: 30,
         queue: Queue::DropTail { packets: 150 },
-        loss: Loss::Bernoulli { rate: 0.005 },
+        loss: LossModel::Bernoulli { rate: 0.005 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: "ecn = { threshold = 20 }",
@@ -503,7 +496,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 10.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 34 },
-        loss: Loss::None,
+        loss: LossModel::None,
         flows: Flows::Against {
             peer: "quinn-cubic",
         },
@@ -523,7 +516,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 10.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 34 },
-        loss: Loss::None,
+        loss: LossModel::None,
         flows: Flows::Among { n: 4 },
         duration_s: 20,
         link_extra: NO_EXTRA,
@@ -541,7 +534,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 10.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 34 },
-        loss: Loss::Bernoulli { rate: 0.005 },
+        loss: LossModel::Bernoulli { rate: 0.005 },
         flows: Flows::Against { peer: "newreno" },
         duration_s: 20,
         link_extra: NO_EXTRA,
@@ -560,7 +553,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 16.7,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 150 },
-        loss: Loss::None,
+        loss: LossModel::None,
         flows: Flows::Against {
             peer: "quinn-cubic",
         },
@@ -581,7 +574,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 4.6,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 150 },
-        loss: Loss::None,
+        loss: LossModel::None,
         flows: Flows::Against {
             peer: "quinn-cubic",
         },
@@ -601,7 +594,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 30.0,
         delay_ms: 15,
         queue: Queue::DropTail { packets: 75 },
-        loss: Loss::Bernoulli { rate: 0.01 },
+        loss: LossModel::Bernoulli { rate: 0.01 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: "jitter = { model = \"exponential\", mean = \"3ms\" }",
@@ -618,7 +611,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 20.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 13 },
-        loss: Loss::Bernoulli { rate: 0.01 },
+        loss: LossModel::Bernoulli { rate: 0.01 },
         flows: Flows::Alone,
         duration_s: 10,
         link_extra: NO_EXTRA,
@@ -639,7 +632,7 @@ pub const CLASSES: &[PathClass] = &[
         rate_mbit: 10.0,
         delay_ms: 20,
         queue: Queue::DropTail { packets: 167 },
-        loss: Loss::None,
+        loss: LossModel::None,
         flows: Flows::Against {
             peer: "quinn-cubic",
         },
@@ -748,7 +741,10 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{}: {e}\n{text}", c.id));
                 assert_eq!(s.seed, 3);
                 assert_eq!(s.flows[0].controller, "newreno");
-                assert_eq!(text.contains("loss ="), !lossless && c.loss != Loss::None);
+                assert_eq!(
+                    text.contains("loss ="),
+                    !lossless && c.loss != LossModel::None
+                );
                 assert_eq!(s.links[0].trace.is_some(), c.trace.is_some(), "{}", c.id);
                 let aqm = matches!(c.queue, Queue::Managed { .. });
                 assert_eq!(s.links[0].aqm.is_some(), aqm, "{}", c.id);
@@ -761,7 +757,7 @@ mod tests {
     fn flow_keys_go_to_every_flow_and_queue_keys_to_the_queue() {
         let class = PathClass {
             flow_extra: "ack_eliciting_threshold = 10",
-            ..CLASSES[6]
+            ..CLASSES[6].clone()
         };
         let text = class.scenario_toml_in("newreno", 1, false, Path::new("T"));
         assert_eq!(
@@ -775,6 +771,49 @@ mod tests {
             text.contains("queue = { limit = 1000, codel = {} }"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn every_loss_model_reads_back_as_written() {
+        use std::time::Duration;
+        let models = [
+            LossModel::None,
+            LossModel::Bernoulli { rate: 0.005 },
+            LossModel::gilbert(0.002525, 0.25),
+            LossModel::GilbertElliott {
+                p: 0.01,
+                r: 0.3,
+                h: 0.1,
+                k: 0.99,
+            },
+            LossModel::Burst {
+                every: Duration::from_millis(500),
+                drops: 4,
+                start: Duration::from_millis(1500),
+                count: Some(3),
+            },
+            LossModel::Burst {
+                every: Duration::from_secs(2),
+                drops: 1,
+                start: Duration::ZERO,
+                count: None,
+            },
+        ];
+        for loss in models {
+            let class = PathClass {
+                loss: loss.clone(),
+                ..CLASSES[0].clone()
+            };
+            let text = class.scenario_toml_in("newreno", 1, false, Path::new("T"));
+            let s = Scenario::from_toml(&text, class.id, &[]).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(s.links[0].loss, loss, "{text}");
+        }
+        let ge = "loss = { model = \"gilbert-elliott\", p = 0.002525, r = 0.25 }\n";
+        let class = CLASSES
+            .iter()
+            .find(|c| c.id.starts_with("random-ge"))
+            .unwrap();
+        assert!(class.scenario_toml("x", 1, false).contains(ge));
     }
 
     #[test]
@@ -811,6 +850,6 @@ mod tests {
             .iter()
             .find(|c| c.id.starts_with("random-ge"))
             .unwrap();
-        assert!((ge.loss.mean_rate() - 0.01).abs() < 1e-4);
+        assert!((ge.loss.mean_rate().unwrap() - 0.01).abs() < 1e-4);
     }
 }

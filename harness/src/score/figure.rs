@@ -193,11 +193,10 @@ impl SeedValues {
         let lossless = runs
             .get(class, controller, true, seed)
             .and_then(|r| goodput(r, 0));
-        let p = class.loss.mean_rate();
-        self.set(
-            Figure::Efficiency,
-            ratio(g, lossless.map(|l| l * (1.0 - p))),
-        );
+        let expected = lossless
+            .zip(class.loss.mean_rate())
+            .map(|(l, p)| l * (1.0 - p));
+        self.set(Figure::Efficiency, ratio(g, expected));
         let bbr = runs
             .get(class, REFERENCE, false, seed)
             .and_then(|r| goodput(r, 0));
@@ -262,7 +261,7 @@ impl SeedValues {
         if !class.is_congestion_only() {
             let lossless = runs.get(class, controller, true, seed).and_then(|r| {
                 let both = goodput(r, 0).zip(goodput(r, 1))?;
-                Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()))
+                Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()?))
             });
             self.set(Figure::LinkEfficiency, ratio(both, lossless));
         }
@@ -326,7 +325,8 @@ fn drops_ratio(run: &Summary, reference: Option<&Summary>) -> Option<f64> {
     ratio(queue_drops(run), reference.and_then(queue_drops))
 }
 
-pub fn share(a: u64, b: u64) -> Option<f64> {
+/// `a` as a share of `a + b`, undefined when both are zero.
+fn share(a: u64, b: u64) -> Option<f64> {
     (a + b > 0).then(|| a as f64 / (a + b) as f64)
 }
 
@@ -340,8 +340,32 @@ fn congestion_as_congestion(s: &Summary) -> Option<f64> {
         .and_then(|a| share(a.congestion_as_congestion, a.congestion_as_random))
 }
 
-/// Random-loss verdicts `(called random, called congestion)` of a run, for pooling.
-pub fn random_verdicts(s: &Summary) -> Option<(u64, u64)> {
-    s.verdict_accuracy
-        .map(|a| (a.random_as_random, a.random_as_congestion))
+/// What the controller called the losses the simulator made at random, counted over runs: the
+/// pooled classes' share is of the summed counts, so that a class with more losses weighs more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RandomVerdicts {
+    pub random: u64,
+    pub congestion: u64,
+}
+
+impl RandomVerdicts {
+    /// A run's counts, where it scored its verdicts.
+    pub fn of(s: &Summary) -> Option<Self> {
+        s.verdict_accuracy.map(|a| RandomVerdicts {
+            random: a.random_as_random,
+            congestion: a.random_as_congestion,
+        })
+    }
+
+    /// The share called random.
+    pub fn share(self) -> Option<f64> {
+        share(self.random, self.congestion)
+    }
+}
+
+impl std::ops::AddAssign for RandomVerdicts {
+    fn add_assign(&mut self, other: Self) {
+        self.random += other.random;
+        self.congestion += other.congestion;
+    }
 }

@@ -33,6 +33,7 @@
 pub mod classes;
 mod figure;
 mod heatmap;
+mod pooled;
 mod table;
 pub mod tradeoff;
 
@@ -48,6 +49,8 @@ use crate::stats::Estimate;
 use classes::{Flows, PathClass, CLASSES};
 pub use figure::{queue_budget_s, Figure, DROPS_REFERENCE};
 use figure::{Runs, SeedValues};
+use pooled::PooledSeed;
+pub use pooled::POOLED_RANDOM;
 
 /// The controllers `discern score` compares when `--controller` is not given.
 pub const DEFAULT_CONTROLLERS: &[&str] = &[
@@ -182,19 +185,6 @@ pub struct Score {
     pub estimate: Option<Estimate>,
 }
 
-/// The class column of figures pooled over the random-loss classes marked `pooled` (per seed,
-/// the mean of the classes' values; for verdicts, the pooled counts).
-pub const POOLED_RANDOM: &str = "random-loss (mean)";
-
-/// The figures pooled over the random-loss classes, in CSV order (the verdicts' share is pooled
-/// from counts, between the means the scoreboard began with and the later ones).
-const POOLED_MEANS: [Figure; 3] = [
-    Figure::Efficiency,
-    Figure::VsQuinnBbr,
-    Figure::QueueDelayP95S,
-];
-const POOLED_LATER: [Figure; 1] = [Figure::QueueP95VsBudget];
-
 /// What one run produced: its summary, or why it failed.
 pub type Outcome = Result<Summary, String>;
 
@@ -221,113 +211,46 @@ pub struct Scoreboard {
     pub failures: Vec<(String, String)>,
 }
 
-/// Per seed, the pooled classes' figures and random-loss verdict counts of one controller.
-struct Pool {
-    values: Vec<Vec<SeedValues>>,
-    verdicts: Vec<(u64, u64)>,
-}
-
-impl Pool {
-    fn new(seeds: usize) -> Self {
-        Pool {
-            values: vec![Vec::new(); seeds],
-            verdicts: vec![(0, 0); seeds],
+/// One controller's figures on every class, then over the pooled classes.
+fn controller_scores(controller: &str, seeds: &[u64], runs: &Runs<'_>) -> Vec<Score> {
+    let score = |class: &str, figure, estimate| Score {
+        controller: controller.to_string(),
+        class: class.to_string(),
+        figure,
+        estimate,
+    };
+    let mut scores = Vec::new();
+    let mut pooled = vec![PooledSeed::default(); seeds.len()];
+    for class in CLASSES {
+        let per_seed: Vec<Option<SeedValues>> = seeds
+            .iter()
+            .map(|&seed| SeedValues::of(class, controller, seed, runs))
+            .collect();
+        scores.extend(Figure::of(class).into_iter().map(|figure| {
+            let values = per_seed.iter().flatten().filter_map(|v| v.get(figure));
+            score(class.id, figure, Estimate::of_all(values))
+        }));
+        if class.pooled {
+            for ((pool, values), &seed) in pooled.iter_mut().zip(per_seed).zip(seeds) {
+                pool.add(values, runs.get(class, controller, false, seed));
+            }
         }
     }
-
-    fn add(&mut self, seed: usize, values: SeedValues, run: Option<&Summary>) {
-        self.values[seed].push(values);
-        if let Some((random, congestion)) = run.and_then(figure::random_verdicts) {
-            self.verdicts[seed].0 += random;
-            self.verdicts[seed].1 += congestion;
-        }
-    }
-
-    /// Per seed, the mean of `figure` over the pooled classes; a seed counts only when every
-    /// pooled class has the figure.
-    fn mean_over_classes(&self, figure: Figure) -> Vec<f64> {
-        let classes = CLASSES.iter().filter(|c| c.pooled).count();
-        self.values
-            .iter()
-            .filter_map(|per_class| {
-                let vals: Vec<f64> = per_class.iter().filter_map(|v| v.get(figure)).collect();
-                (!vals.is_empty() && vals.len() == classes)
-                    .then(|| vals.iter().sum::<f64>() / vals.len() as f64)
-            })
-            .collect()
-    }
-
-    fn scores(&self, controller: &str) -> Vec<Score> {
-        let score = |figure, values: &[f64]| Score {
-            controller: controller.to_string(),
-            class: POOLED_RANDOM.into(),
-            figure,
-            estimate: Estimate::of(values),
-        };
-        let mut scores: Vec<Score> = POOLED_MEANS
-            .iter()
-            .map(|&f| score(f, &self.mean_over_classes(f)))
-            .collect();
-        let random: Vec<f64> = self
-            .verdicts
-            .iter()
-            .filter_map(|&(a, b)| figure::share(a, b))
-            .collect();
-        scores.push(score(Figure::RandomAsRandom, &random));
-        scores.extend(
-            POOLED_LATER
-                .iter()
-                .map(|&f| score(f, &self.mean_over_classes(f))),
-        );
-        scores
-    }
-}
-
-/// One controller's figures on one class, and its pooled share.
-fn class_scores(
-    class: &PathClass,
-    controller: &str,
-    seeds: &[u64],
-    runs: &Runs<'_>,
-    pool: &mut Pool,
-) -> Vec<Score> {
-    let per_seed: Vec<SeedValues> = seeds
-        .iter()
-        .enumerate()
-        .filter_map(|(si, &seed)| {
-            let values = SeedValues::of(class, controller, seed, runs)?;
-            if class.pooled {
-                pool.add(si, values.clone(), runs.get(class, controller, false, seed));
-            }
-            Some(values)
-        })
-        .collect();
-    Figure::of(class)
-        .into_iter()
-        .map(|figure| {
-            let values: Vec<f64> = per_seed.iter().filter_map(|v| v.get(figure)).collect();
-            Score {
-                controller: controller.to_string(),
-                class: class.id.to_string(),
-                figure,
-                estimate: Estimate::of(&values),
-            }
-        })
-        .collect()
+    scores.extend(pooled::FIGURES.into_iter().map(|figure| {
+        let values = pooled.iter().filter_map(|seed| seed.value(figure));
+        score(POOLED_RANDOM, figure, Estimate::of_all(values))
+    }));
+    scores
 }
 
 impl Scoreboard {
     /// Scores `jobs` (from [`plan`]) given their outcomes, in the same order.
     pub fn of(controllers: &[String], seeds: &[u64], jobs: &[Job], outcomes: &[Outcome]) -> Self {
         let runs = Runs::new(jobs, outcomes);
-        let mut scores = Vec::new();
-        for controller in controllers {
-            let mut pool = Pool::new(seeds.len());
-            for class in CLASSES {
-                scores.extend(class_scores(class, controller, seeds, &runs, &mut pool));
-            }
-            scores.extend(pool.scores(controller));
-        }
+        let scores = controllers
+            .iter()
+            .flat_map(|c| controller_scores(c, seeds, &runs))
+            .collect();
         let total = jobs.len();
         let failures = jobs
             .iter()

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::classes::{Family, Flows, PathClass, CLASSES};
 use super::{Figure, Scoreboard, POOLED_RANDOM};
 use crate::output::table::TextTable;
+use crate::stats::Estimate;
 
 /// A column of a printed table.
 struct Column {
@@ -179,29 +180,14 @@ impl Scoreboard {
     /// `score.csv`: one row per controller, class and figure, with n, mean, sd and the 95 %
     /// interval (empty cells where a figure has no value, such as an unreported queue delay).
     pub fn csv(&self) -> TextTable {
-        let mut t = TextTable::new([
-            "controller",
-            "class",
-            "figure",
-            "n",
-            "mean",
-            "sd",
-            "ci95_lo",
-            "ci95_hi",
-        ]);
-        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let mut t = TextTable::new(
+            ["controller", "class", "figure"]
+                .into_iter()
+                .chain(Estimate::COLUMNS),
+        );
         for s in &self.scores {
             let mut row = vec![s.controller.clone(), s.class.clone(), s.figure.to_string()];
-            match &s.estimate {
-                Some(e) => row.extend([
-                    e.n.to_string(),
-                    e.mean.to_string(),
-                    opt(e.sd),
-                    opt(e.ci95_lo),
-                    opt(e.ci95_hi),
-                ]),
-                None => row.extend(["0", "", "", "", ""].map(String::from)),
-            }
+            row.extend(Estimate::cells(s.estimate.as_ref()));
             t.push(row);
         }
         t

@@ -13,6 +13,7 @@ use plotters::prelude::*;
 use super::classes::{Flows, PathClass, CLASSES};
 use super::{Figure, Scoreboard};
 use crate::output::plot::register_font;
+use crate::stats;
 
 const FAMILY: &str = "sans-serif";
 const SIZE: (u32, u32) = (900, 620);
@@ -49,7 +50,7 @@ fn mean_over(
         .filter(|c| classes(c))
         .filter_map(|c| board.get(controller, c.id, figure).map(|e| e.mean))
         .collect();
-    (!means.is_empty()).then(|| means.iter().sum::<f64>() / means.len() as f64)
+    stats::mean(&means)
 }
 
 /// The controllers that have both coordinates.

@@ -3,11 +3,11 @@
 //!
 //! `plan` says what runs, `execute` runs it, `table` and `plot` turn the records into outputs.
 
+pub mod conditions;
 mod execute;
 pub mod outputs;
 mod plan;
 mod plot;
-pub mod repeat;
 mod table;
 
 pub use execute::{

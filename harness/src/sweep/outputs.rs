@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::repeat::{self, RepeatedSweep};
+use super::conditions::{self as repeat, RepeatedSweep};
 use super::{goodput_plot, goodput_plot_repeated, table, Record, Vary};
 use crate::output;
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use super::repeat::Condition;
+use super::conditions::Condition;
 use super::{Record, Vary};
 use crate::output::plot::{Chart, Line, XAxis};
 

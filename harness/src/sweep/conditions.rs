@@ -1,6 +1,7 @@
-//! Repeated runs (`--runs N`): the runs of one condition (varied values and controller) over
-//! seeds `seed .. seed + N - 1`, summarised as n, mean, standard deviation and 95 % interval of
-//! every figure, and the paired goodput ratio to a baseline controller on the same seeds.
+//! The conditions of a repeated sweep (`sweep --runs N`): the runs of one condition (varied
+//! values and controller) over seeds `seed .. seed + N - 1`, summarised as n, mean, standard
+//! deviation and 95 % interval of every figure, and the paired goodput ratio to a baseline
+//! controller on the same seeds.
 
 use serde::Serialize;
 
@@ -18,7 +19,7 @@ pub struct FailedRun {
 
 /// One figure over a condition's successful runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Figure {
+pub struct FigureEstimate {
     pub name: &'static str,
     /// `None` when no successful run has this figure.
     pub estimate: Option<Estimate>,
@@ -36,7 +37,7 @@ pub struct Condition {
     pub failed: Vec<FailedRun>,
     /// Successful runs in which some flow's bytes did not verify.
     pub unverified: usize,
-    pub figures: Vec<Figure>,
+    pub figures: Vec<FigureEstimate>,
     /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
     /// the estimate of those ratios; `None` without `--baseline`.
     pub goodput_ratio: Option<Estimate>,
@@ -100,12 +101,9 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
             let figures = FIGURES
                 .iter()
                 .enumerate()
-                .map(|(i, name)| {
-                    let values: Vec<f64> = all.iter().filter_map(|f| f[i]).collect();
-                    Figure {
-                        name,
-                        estimate: Estimate::of(&values),
-                    }
+                .map(|(i, name)| FigureEstimate {
+                    name,
+                    estimate: Estimate::of_all(all.iter().filter_map(|f| f[i])),
                 })
                 .collect();
             let goodput_ratio = baseline.and_then(|b| {
@@ -131,28 +129,6 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
         .collect()
 }
 
-const ESTIMATE_COLUMNS: [&str; 5] = ["n", "mean", "sd", "ci95_lo", "ci95_hi"];
-
-fn estimate_cells(e: Option<&Estimate>) -> [String; 5] {
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    match e {
-        Some(e) => [
-            e.n.to_string(),
-            e.mean.to_string(),
-            opt(e.sd),
-            opt(e.ci95_lo),
-            opt(e.ci95_hi),
-        ],
-        None => [
-            "0".into(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ],
-    }
-}
-
 /// `sweep.csv` of a repeated sweep: one row per condition; per figure its n, mean, sd and 95 %
 /// interval; the paired goodput ratio to the baseline when there is one; failed runs counted,
 /// and their errors (`seed N: message; ...`) in an `errors` column when any failed. Verdict
@@ -166,12 +142,12 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
     let mut headers: Vec<String> = keys.to_vec();
     headers.extend(["controller", "runs", "failed", "unverified"].map(String::from));
     for name in FIGURES.iter().filter(|n| shown(n)) {
-        headers.extend(ESTIMATE_COLUMNS.iter().map(|c| format!("{name}_{c}")));
+        headers.extend(Estimate::COLUMNS.iter().map(|c| format!("{name}_{c}")));
     }
     if baseline.is_some() {
         headers.push("baseline".into());
         headers.extend(
-            ESTIMATE_COLUMNS
+            Estimate::COLUMNS
                 .iter()
                 .map(|c| format!("goodput_ratio_{c}")),
         );
@@ -187,11 +163,11 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
         row.push(c.failed.len().to_string());
         row.push(c.unverified.to_string());
         for f in c.figures.iter().filter(|f| shown(f.name)) {
-            row.extend(estimate_cells(f.estimate.as_ref()));
+            row.extend(Estimate::cells(f.estimate.as_ref()));
         }
         if let Some(b) = baseline {
             row.push(b.to_string());
-            row.extend(estimate_cells(c.goodput_ratio.as_ref()));
+            row.extend(Estimate::cells(c.goodput_ratio.as_ref()));
         }
         if with_errors {
             row.push(failures_text(&c.failed));

@@ -53,10 +53,6 @@ pub struct RunAggregate {
     pub verdict_accuracy: Option<AccuracyAggregate>,
 }
 
-fn estimate(values: impl Iterator<Item = f64>) -> Option<Estimate> {
-    Estimate::of(&values.collect::<Vec<_>>())
-}
-
 impl RunAggregate {
     /// Summarises the runs of `seeds` (one result per seed, in order).
     pub fn of(scenario: &str, seeds: &[u64], results: &[Result<Summary, String>]) -> RunAggregate {
@@ -78,18 +74,25 @@ impl RunAggregate {
                 FlowAggregate {
                     flow: i,
                     controller: fs.first().map(|f| f.controller.clone()).unwrap_or_default(),
-                    goodput_bps: estimate(fs.iter().map(|f| f.goodput_bps)),
-                    completion_time_s: estimate(fs.iter().filter_map(|f| f.completion_time_s)),
-                    lost_packets: estimate(fs.iter().map(|f| f.lost_packets as f64)),
-                    congestion_events: estimate(fs.iter().map(|f| f.congestion_events as f64)),
-                    verdicts_random: estimate(fs.iter().map(|f| f.verdicts.random as f64)),
-                    verdicts_congestion: estimate(fs.iter().map(|f| f.verdicts.congestion as f64)),
+                    goodput_bps: Estimate::of_all(fs.iter().map(|f| f.goodput_bps)),
+                    completion_time_s: Estimate::of_all(
+                        fs.iter().filter_map(|f| f.completion_time_s),
+                    ),
+                    lost_packets: Estimate::of_all(fs.iter().map(|f| f.lost_packets as f64)),
+                    congestion_events: Estimate::of_all(
+                        fs.iter().map(|f| f.congestion_events as f64),
+                    ),
+                    verdicts_random: Estimate::of_all(fs.iter().map(|f| f.verdicts.random as f64)),
+                    verdicts_congestion: Estimate::of_all(
+                        fs.iter().map(|f| f.verdicts.congestion as f64),
+                    ),
                     unverified: fs.iter().filter(|f| !f.verified).count(),
                 }
             })
             .collect();
         let acc: Vec<VerdictAccuracy> = ok.iter().filter_map(|s| s.verdict_accuracy).collect();
-        let field = |f: fn(&VerdictAccuracy) -> u64| estimate(acc.iter().map(|a| f(a) as f64));
+        let field =
+            |f: fn(&VerdictAccuracy) -> u64| Estimate::of_all(acc.iter().map(|a| f(a) as f64));
         let verdict_accuracy = (!acc.is_empty()).then(|| AccuracyAggregate {
             random_as_random: field(|a| a.random_as_random),
             random_as_congestion: field(|a| a.random_as_congestion),
