@@ -19,7 +19,3 @@ pub mod sweep;
 pub mod tls;
 pub mod transport;
 pub mod units;
-
-/// The former name of [`run_aggregate`]: the CLI's `run --runs` still calls it by that name.
-#[doc(hidden)]
-pub use run_aggregate as repeated;

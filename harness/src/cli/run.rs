@@ -98,7 +98,7 @@ fn run_repeated(
     };
     let results = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
     bar.finish_and_clear();
-    let aggregate = crate::repeated::RunAggregate::of(&scenario.name, &seeds, &results);
+    let aggregate = crate::run_aggregate::RunAggregate::of(&scenario.name, &seeds, &results);
     let json = dir.join("aggregate.json");
     output::write_json(&json, &aggregate)?;
     out!("{}", aggregate.table().render())?;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::conditions::{self as repeat, RepeatedSweep};
+use super::conditions::{self, RepeatedSweep};
 use super::{goodput_plot, goodput_plot_repeated, table, Record, Vary};
 use crate::output;
 
@@ -58,13 +58,16 @@ pub fn write(dir: &Path, spec: &Spec, records: &[Record]) -> anyhow::Result<Writ
     let text;
     if spec.repeated() {
         let baseline = spec.baseline.as_deref();
-        let conditions = repeat::conditions(records, baseline);
+        let conditions = conditions::conditions(records, baseline);
         text = format!(
             "{}{}",
-            repeat::human_table(&keys, &conditions, baseline).render(),
-            repeat::failure_lines(&conditions)
+            conditions::human_table(&keys, &conditions, baseline).render(),
+            conditions::failure_lines(&conditions)
         );
-        output::write_table_csv(&csv_path, &repeat::csv_table(&keys, &conditions, baseline))?;
+        output::write_table_csv(
+            &csv_path,
+            &conditions::csv_table(&keys, &conditions, baseline),
+        )?;
         files.push(csv_path);
         let runs_path = dir.join("runs.csv");
         output::write_table_csv(&runs_path, &table(&keys, records, false))?;
