@@ -46,6 +46,7 @@ use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
 use crate::scenario::Scenario;
 use crate::shard::{self, Manifest, ManifestRun, Shard};
+use crate::sim::PacketProtection;
 use crate::sweep::{self, Vary};
 
 /// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
@@ -104,6 +105,11 @@ pub struct ScoreArgs {
     /// `discern merge` puts the parts together.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    /// Seal the simulator's packets with rustls's real ciphers. By default they carry null
+    /// protection: the TLS handshake is real, but packets are sealed without cryptography, with
+    /// the same sizes and so the same results, faster. netns runs always use the real ciphers.
+    #[arg(long)]
+    pub real_crypto: bool,
 }
 
 #[derive(Debug, Args)]
@@ -144,6 +150,11 @@ pub struct Common {
     /// Override a scenario value, e.g. `--set link.bottleneck.loss.rate=0.01`. Repeatable.
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
+    /// Seal the simulator's packets with rustls's real ciphers. By default they carry null
+    /// protection: the TLS handshake is real, but packets are sealed without cryptography, with
+    /// the same sizes and so the same results, faster. netns runs always use the real ciphers.
+    #[arg(long)]
+    pub real_crypto: bool,
 }
 
 #[derive(Debug, Args)]
@@ -219,13 +230,31 @@ pub fn parse() -> Cli {
 
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
 pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
-    execute_with(cli, &runner::run)
+    let protection = cli.command.packet_protection();
+    execute_with(cli, &|s, kind| runner::run_with(s, kind, protection))
+}
+
+impl Command {
+    /// How the simulator seals packets for this command (`--real-crypto`).
+    fn packet_protection(&self) -> PacketProtection {
+        let real = match self {
+            Command::Run(a) => a.common.real_crypto,
+            Command::Sweep(a) => a.common.real_crypto,
+            Command::Score(a) => a.real_crypto,
+            _ => false,
+        };
+        if real {
+            PacketProtection::Real
+        } else {
+            PacketProtection::Null
+        }
+    }
 }
 
 /// A runner as the CLI calls it: the scenario and the `--link` choice.
 pub type Runner<'a> = dyn Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + 'a;
 
-/// [`execute`] with another runner in place of [`runner::run`] (tests use a synthetic one).
+/// [`execute`] with another runner in place of [`runner::run_with`] (tests use a synthetic one).
 pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run(args, runner),

@@ -5,8 +5,10 @@
 //!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
 //! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream kept topped
 //!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
-//!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
-//!   flow's endpoints have their own fake addresses; nothing touches a socket.
+//!   a real TLS 1.3 handshake (`tls`), seeded so connection IDs and packet numbers are
+//!   reproducible. Each flow's endpoints have their own fake addresses; nothing touches a socket.
+//!   Packets are sealed with null protection (`null_crypto`: real sizes, no ciphers) unless the
+//!   run asks for [`PacketProtection::Real`]; results are the same either way.
 //! * Links (`network`, over the link model both runners share, [`crate::link`]): per direction a
 //!   queue of `queue` packets waiting besides the one being sent (drop-tail, optionally CoDel),
 //!   served at the link rate (IPv4/UDP headers included) or by a capacity trace, ECN step
@@ -31,6 +33,7 @@ mod flow;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
+mod null_crypto;
 mod truth;
 
 use std::sync::Arc;
@@ -50,6 +53,7 @@ use link::IP_UDP_OVERHEAD;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
+pub use null_crypto::PacketProtection;
 pub use truth::{Cause, DropRecord};
 
 /// How often every active flow is sampled, besides its controller's window events.
@@ -78,17 +82,22 @@ pub enum SimError {
     ByteCheck { flow: usize, detail: String },
 }
 
-/// Runs `scenario` in the simulator.
+/// Runs `scenario` in the simulator, with null packet protection.
 ///
 /// The summary is a pure function of the scenario (seed included); wall-clock figures go to
 /// `RunOutput::timing` only. Controller events are captured on the calling thread alone, so runs
 /// on different threads do not mix.
 pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
+    run_with(scenario, PacketProtection::Null)
+}
+
+/// [`run`] with the packet protection `protection`; the summary and series are the same for both.
+pub fn run_with(scenario: &Scenario, protection: PacketProtection) -> Result<RunOutput, SimError> {
     let wall = Instant::now();
     let sink = Sink::default();
     let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
-        let mut sim = Sim::new(scenario, sink)?;
+        let mut sim = Sim::new(scenario, sink, protection)?;
         sim.run()?;
         Ok::<_, SimError>(sim.finish(scenario))
     })?;
@@ -143,11 +152,14 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
 }
 
 impl Sim {
-    fn new(scenario: &Scenario, sink: Sink) -> Result<Self, SimError> {
+    fn new(
+        scenario: &Scenario,
+        sink: Sink,
+        protection: PacketProtection,
+    ) -> Result<Self, SimError> {
         validate(scenario)?;
         let identity = crate::tls::Identity::generate()?;
-        let server_base = identity.server_config()?;
-        let client_base = identity.client_config()?;
+        let (server_base, client_base) = null_crypto::configs(&identity, protection)?;
         let end = from_duration(scenario.duration);
         let mut paths = Vec::new();
         let mut flows = Vec::new();
