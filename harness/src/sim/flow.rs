@@ -3,14 +3,13 @@
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use quinn_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig,
     Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError,
 };
 
-use super::clock::{secs, VTime};
+use super::clock::{secs, ticks, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
 use super::truth::Side;
 use super::SimError;
@@ -20,12 +19,12 @@ use crate::report::{Sample, Verdicts};
 /// Bytes handed to the sender's stream per `write` call.
 const WRITE_CHUNK: usize = 64 * 1024;
 
-/// Runs `f`, adding the wall time it took to `acc`.
+/// Runs `f`, adding the wall time it took, in [`ticks`], to `acc`.
 #[inline]
-pub fn timed<R>(acc: &mut Duration, f: impl FnOnce() -> R) -> R {
-    let t0 = Instant::now();
+pub fn timed<R>(acc: &mut u64, f: impl FnOnce() -> R) -> R {
+    let t0 = ticks();
     let r = f();
-    *acc += t0.elapsed();
+    *acc += ticks().saturating_sub(t0);
     r
 }
 
@@ -206,7 +205,7 @@ impl FlowState {
         let _g = self.span.enter();
         let remote = self.server.addr;
         let config = self.client_config.clone();
-        let r = timed(&mut net.quinn_time, || {
+        let r = timed(&mut net.quinn_ticks, || {
             self.client
                 .endpoint
                 .connect(t, config, remote, crate::tls::SERVER_NAME)
@@ -237,7 +236,7 @@ impl FlowState {
         let t = net.clock.instant(now);
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let event = timed(&mut net.quinn_time, || {
+        let event = timed(&mut net.quinn_ticks, || {
             peer.endpoint
                 .handle(t, remote, None, packet.ecn, packet.data, scratch)
         });
@@ -246,7 +245,7 @@ impl FlowState {
             Some(DatagramEvent::ConnectionEvent(ch, ev)) => {
                 if let Some((own, conn)) = peer.conn.as_mut() {
                     if *own == ch {
-                        timed(&mut net.quinn_time, || conn.handle_event(ev));
+                        timed(&mut net.quinn_ticks, || conn.handle_event(ev));
                     }
                 }
             }
@@ -254,7 +253,7 @@ impl FlowState {
                 if to == Side::Receiver && peer.conn.is_none() {
                     net.scratch.clear();
                     let scratch = &mut net.scratch;
-                    let r = timed(&mut net.quinn_time, || {
+                    let r = timed(&mut net.quinn_ticks, || {
                         peer.endpoint
                             .accept(incoming, t, scratch, None)
                             .map_err(|e| e.cause)
@@ -301,7 +300,7 @@ impl FlowState {
         if let Some((_, conn)) = peer.conn.as_mut() {
             let _g = (side == Side::Sender).then(|| self.span.enter());
             let t = net.clock.instant(now);
-            timed(&mut net.quinn_time, || conn.handle_timeout(t));
+            timed(&mut net.quinn_ticks, || conn.handle_timeout(t));
         }
         self.drive(side, now, net)
     }
@@ -321,8 +320,8 @@ impl FlowState {
         };
         let ch = *ch;
         let endpoint = &mut peer.endpoint;
-        let mut quinn = Duration::ZERO;
-        let mut drain = |conn: &mut Connection, quinn: &mut Duration| {
+        let mut quinn = 0;
+        let mut drain = |conn: &mut Connection, quinn: &mut u64| {
             timed(quinn, || {
                 let mut n = 0;
                 while let Some(ev) = conn.poll_endpoint_events() {
@@ -353,7 +352,7 @@ impl FlowState {
                         self.sender.writable = true;
                     }
                     Event::ConnectionLost { reason } if self.completion.is_none() => {
-                        net.quinn_time += quinn;
+                        net.quinn_ticks += quinn;
                         return Err(SimError::Connection {
                             flow: index,
                             side: format!("{side:?}").to_lowercase(),
@@ -400,7 +399,7 @@ impl FlowState {
         };
         // The next timeout.
         let next = timed(&mut quinn, || conn.poll_timeout()).map(|i| net.clock.vtime(i).max(now));
-        net.quinn_time += quinn;
+        net.quinn_ticks += quinn;
         if next != peer.timer {
             peer.timer = next;
             peer.timer_gen += 1;
@@ -452,7 +451,7 @@ fn write(
     s: &mut Sender,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut Duration,
+    quinn: &mut u64,
     flow: usize,
 ) -> Result<(), SimError> {
     let Some(id) = s.stream else { return Ok(()) };
@@ -500,7 +499,7 @@ fn read(
     r: &mut Receiver,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut Duration,
+    quinn: &mut u64,
     flow: usize,
     expected: Option<u64>,
 ) -> Result<bool, SimError> {
@@ -508,7 +507,7 @@ fn read(
     if r.ended {
         return Ok(false);
     }
-    let t0 = Instant::now();
+    let t0 = ticks();
     let mut stream = conn.recv_stream(id);
     let mut chunks = match stream.read(true) {
         Ok(c) => c,
@@ -521,14 +520,14 @@ fn read(
             })
         }
     };
-    let mut check = Duration::ZERO;
+    let mut check = 0;
     let mut outcome = Ok(false);
     loop {
         match chunks.next(usize::MAX) {
             Ok(Some(chunk)) => {
-                let c0 = Instant::now();
+                let c0 = ticks();
                 let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
-                check += c0.elapsed();
+                check += ticks().saturating_sub(c0);
                 if !ok {
                     outcome = Err(SimError::Corrupt {
                         flow,
@@ -576,6 +575,6 @@ fn read(
         }
     }
     let _ = chunks.finalize();
-    *quinn += t0.elapsed().saturating_sub(check);
+    *quinn += ticks().saturating_sub(t0).saturating_sub(check);
     outcome
 }

@@ -94,6 +94,7 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
 /// [`run`] with the packet protection `protection`; the summary and series are the same for both.
 pub fn run_with(scenario: &Scenario, protection: PacketProtection) -> Result<RunOutput, SimError> {
     let wall = Instant::now();
+    let start = clock::ticks();
     let sink = Sink::default();
     let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
@@ -101,12 +102,14 @@ pub fn run_with(scenario: &Scenario, protection: PacketProtection) -> Result<Run
         sim.run()?;
         Ok::<_, SimError>(sim.finish(scenario))
     })?;
+    let whole = clock::ticks().saturating_sub(start);
+    let wall_s = wall.elapsed().as_secs_f64();
     Ok(RunOutput {
         summary,
         series,
         timing: Timing {
-            wall_s: wall.elapsed().as_secs_f64(),
-            quinn_s: quinn.as_secs_f64(),
+            wall_s,
+            quinn_s: clock::share(wall_s, quinn, whole),
         },
     })
 }
@@ -311,7 +314,8 @@ impl Sim {
         }
     }
 
-    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, Duration) {
+    /// The summary, the time series, and the ticks spent inside quinn-proto.
+    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
         let end = self.now;
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut series = Vec::with_capacity(self.flows.len());
@@ -411,6 +415,6 @@ impl Sim {
             verdict_accuracy: Some(accuracy),
             delay_signals: self.net.delays.summary(),
         };
-        (summary, series, self.net.quinn_time)
+        (summary, series, self.net.quinn_ticks)
     }
 }
