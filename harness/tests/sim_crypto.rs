@@ -74,3 +74,26 @@ fn reordering_jitter_and_reverse_loss_with_finite_flows() {
     );
     same_both_ways(&s);
 }
+
+#[test]
+fn run_sweep_and_score_take_real_crypto() {
+    use clap::Parser;
+    use quinn_discern_harness::cli::{Cli, Command};
+    let parse = |args: &[&str]| Cli::try_parse_from(args).expect("parses").command;
+    match parse(&["discern", "run", "quick", "--real-crypto"]) {
+        Command::Run(a) => assert!(a.common.real_crypto),
+        other => panic!("{other:?}"),
+    }
+    match parse(&["discern", "sweep", "quick", "--real-crypto", "--runs", "2"]) {
+        Command::Sweep(a) => assert!(a.common.real_crypto),
+        other => panic!("{other:?}"),
+    }
+    match parse(&["discern", "score", "--real-crypto"]) {
+        Command::Score(a) => assert!(a.real_crypto),
+        other => panic!("{other:?}"),
+    }
+    match parse(&["discern", "run", "quick"]) {
+        Command::Run(a) => assert!(!a.common.real_crypto),
+        other => panic!("{other:?}"),
+    }
+}
