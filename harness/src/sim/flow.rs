@@ -73,6 +73,21 @@ impl Peer {
     }
 }
 
+impl Peer {
+    /// Makes `next` the connection's pending timeout; an event for an older one goes stale.
+    fn set_timer(&mut self, next: Option<VTime>, flow: usize, side: Side, net: &mut Net) {
+        if next == self.timer {
+            return;
+        }
+        self.timer = next;
+        self.timer_gen += 1;
+        if let Some(at) = next {
+            let gen = self.timer_gen;
+            net.queue.push(at, NetEvent::Timer { flow, side, gen });
+        }
+    }
+}
+
 /// The application on the sending side.
 struct Sender {
     stream: Option<StreamId>,
@@ -309,7 +324,6 @@ impl FlowState {
     /// and its next timeout.
     pub fn drive(&mut self, side: Side, now: VTime, net: &mut Net) -> Result<(), SimError> {
         let _g = (side == Side::Sender).then(|| self.span.enter());
-        let t = net.clock.instant(now);
         let index = self.index;
         let peer = match side {
             Side::Sender => &mut self.client,
@@ -335,32 +349,11 @@ impl FlowState {
         };
         drain(conn, &mut quinn);
         let result = loop {
-            // Application events.
-            while let Some(ev) = timed(&mut quinn, || conn.poll()) {
-                match ev {
-                    Event::Connected if side == Side::Sender => {
-                        self.sender.stream = timed(&mut quinn, || conn.streams().open(Dir::Uni));
-                        self.sender.writable = self.sender.stream.is_some();
-                    }
-                    Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
-                        if side == Side::Receiver && self.receiver.stream.is_none() =>
-                    {
-                        self.receiver.stream =
-                            timed(&mut quinn, || conn.streams().accept(Dir::Uni));
-                    }
-                    Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
-                        self.sender.writable = true;
-                    }
-                    Event::ConnectionLost { reason } if self.completion.is_none() => {
-                        net.quinn_ticks += quinn;
-                        return Err(SimError::Connection {
-                            flow: index,
-                            side: format!("{side:?}").to_lowercase(),
-                            reason: reason.to_string(),
-                        });
-                    }
-                    _ => {}
-                }
+            let completed = self.completion.is_some();
+            let (sender, receiver) = (&mut self.sender, &mut self.receiver);
+            if let Err(e) = app_events(side, conn, sender, receiver, completed, &mut quinn, index) {
+                net.quinn_ticks += quinn;
+                return Err(e);
             }
             // Application I/O.
             let io = match side {
@@ -382,38 +375,14 @@ impl FlowState {
             if let Err(e) = io {
                 break Err(e);
             }
-            // Transmissions.
-            loop {
-                net.scratch.clear();
-                let scratch = &mut net.scratch;
-                let Some(tx) = timed(&mut quinn, || conn.poll_transmit(t, 1, scratch)) else {
-                    break;
-                };
-                let data = std::mem::take(&mut net.scratch);
-                net.send(now, index, side, &data[..tx.size], tx.ecn);
-                net.scratch = data;
-            }
+            transmit(conn, now, net, &mut quinn, index, side);
             if drain(conn, &mut quinn) == 0 {
                 break Ok(());
             }
         };
-        // The next timeout.
         let next = timed(&mut quinn, || conn.poll_timeout()).map(|i| net.clock.vtime(i).max(now));
         net.quinn_ticks += quinn;
-        if next != peer.timer {
-            peer.timer = next;
-            peer.timer_gen += 1;
-            if let Some(at) = next {
-                net.queue.push(
-                    at,
-                    NetEvent::Timer {
-                        flow: index,
-                        side,
-                        gen: peer.timer_gen,
-                    },
-                );
-            }
-        }
+        peer.set_timer(next, index, side, net);
         result
     }
 
@@ -443,6 +412,67 @@ impl FlowState {
             self.last_event_ms = None;
         }
         self.samples.push(sample);
+    }
+}
+
+/// Hands `side`'s application the connection's events: the sender's stream opens or becomes
+/// writable, the receiver's stream arrives. A lost connection is an error unless the flow had
+/// completed.
+fn app_events(
+    side: Side,
+    conn: &mut Connection,
+    sender: &mut Sender,
+    receiver: &mut Receiver,
+    completed: bool,
+    quinn: &mut u64,
+    flow: usize,
+) -> Result<(), SimError> {
+    while let Some(ev) = timed(quinn, || conn.poll()) {
+        match ev {
+            Event::Connected if side == Side::Sender => {
+                sender.stream = timed(quinn, || conn.streams().open(Dir::Uni));
+                sender.writable = sender.stream.is_some();
+            }
+            Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
+                if side == Side::Receiver && receiver.stream.is_none() =>
+            {
+                receiver.stream = timed(quinn, || conn.streams().accept(Dir::Uni));
+            }
+            Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
+                sender.writable = true;
+            }
+            Event::ConnectionLost { reason } if !completed => {
+                return Err(SimError::Connection {
+                    flow,
+                    side: format!("{side:?}").to_lowercase(),
+                    reason: reason.to_string(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Puts every datagram `side`'s connection has to send at `now` on the network.
+fn transmit(
+    conn: &mut Connection,
+    now: VTime,
+    net: &mut Net,
+    quinn: &mut u64,
+    flow: usize,
+    side: Side,
+) {
+    let t = net.clock.instant(now);
+    loop {
+        net.scratch.clear();
+        let scratch = &mut net.scratch;
+        let Some(tx) = timed(quinn, || conn.poll_transmit(t, 1, scratch)) else {
+            break;
+        };
+        let data = std::mem::take(&mut net.scratch);
+        net.send(now, flow, side, &data[..tx.size], tx.ecn);
+        net.scratch = data;
     }
 }
 
@@ -493,6 +523,47 @@ fn write(
     Ok(())
 }
 
+/// Checks one chunk read in order and counts it; the ticks the check took go to `check`. Returns
+/// whether it was the last byte of a finite flow.
+fn accept(
+    r: &mut Receiver,
+    pattern: &Pattern,
+    chunk: &quinn_proto::Chunk,
+    expected: Option<u64>,
+    flow: usize,
+    check: &mut u64,
+) -> Result<bool, SimError> {
+    let c0 = ticks();
+    let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
+    *check += ticks().saturating_sub(c0);
+    if !ok {
+        return Err(SimError::Corrupt {
+            flow,
+            offset: chunk.offset,
+        });
+    }
+    r.received += chunk.bytes.len() as u64;
+    if expected.is_some_and(|e| r.received > e) {
+        return Err(SimError::ByteCheck {
+            flow,
+            detail: format!("received {} bytes, more than sent", r.received),
+        });
+    }
+    Ok(expected == Some(r.received))
+}
+
+/// The stream ended after `received` bytes: the flow completed if that is all it had to send
+/// (also an empty transfer, whose only news is its end).
+fn stream_end(received: u64, expected: Option<u64>, flow: usize) -> Result<bool, SimError> {
+    if expected == Some(received) {
+        return Ok(true);
+    }
+    Err(SimError::ByteCheck {
+        flow,
+        detail: format!("stream ended after {received} bytes, expected {expected:?}"),
+    })
+}
+
 /// Reads and checks whatever arrived in order. Returns whether this call received the last byte of
 /// a finite flow.
 fn read(
@@ -524,43 +595,17 @@ fn read(
     let mut outcome = Ok(false);
     loop {
         match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => {
-                let c0 = ticks();
-                let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
-                check += ticks().saturating_sub(c0);
-                if !ok {
-                    outcome = Err(SimError::Corrupt {
-                        flow,
-                        offset: chunk.offset,
-                    });
+            Ok(Some(chunk)) => match accept(r, pattern, &chunk, expected, flow, &mut check) {
+                Ok(true) => outcome = Ok(true),
+                Ok(false) => {}
+                Err(e) => {
+                    outcome = Err(e);
                     break;
                 }
-                r.received += chunk.bytes.len() as u64;
-                if expected == Some(r.received) {
-                    outcome = Ok(true);
-                }
-                if expected.is_some_and(|e| r.received > e) {
-                    outcome = Err(SimError::ByteCheck {
-                        flow,
-                        detail: format!("received {} bytes, more than sent", r.received),
-                    });
-                    break;
-                }
-            }
+            },
             Ok(None) => {
                 r.ended = true;
-                if expected == Some(r.received) {
-                    // Also covers an empty transfer, whose only news is its end.
-                    outcome = Ok(true);
-                } else {
-                    outcome = Err(SimError::ByteCheck {
-                        flow,
-                        detail: format!(
-                            "stream ended after {} bytes, expected {:?}",
-                            r.received, expected
-                        ),
-                    });
-                }
+                outcome = stream_end(r.received, expected, flow);
                 break;
             }
             Err(ReadError::Blocked) => break,

@@ -43,7 +43,8 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
-    FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing, VerdictAccuracy,
+    FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
+    VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
@@ -358,12 +359,32 @@ impl Sim {
             let cause = self.net.truth.cause_of(d.flow, from, to);
             GroundTruth::score(&mut accuracy, d.verdict, cause);
         }
+        let links = self.link_summaries(scenario, end);
+        let summary = Summary {
+            scenario: scenario.name.clone(),
+            link: LinkInfo {
+                kind: "sim".into(),
+                engine: "discrete-event simulator".into(),
+            },
+            duration_s: secs(end),
+            seed: scenario.seed,
+            flows,
+            links,
+            drops: Some(self.net.truth.drops()),
+            verdict_accuracy: Some(accuracy),
+            delay_signals: self.net.delays.summary(),
+        };
+        (summary, series, self.net.quinn_ticks)
+    }
+
+    /// Each link's summary over a run that ended at `end`.
+    fn link_summaries(&self, scenario: &Scenario, end: VTime) -> Vec<LinkSummary> {
         let paths: Vec<&[usize]> = scenario
             .flows
             .iter()
             .flat_map(|f| std::iter::repeat_n(f.path.as_slice(), f.count as usize))
             .collect();
-        let links = scenario
+        scenario
             .links
             .iter()
             .enumerate()
@@ -400,21 +421,6 @@ impl Sim {
                     delivered,
                 )
             })
-            .collect();
-        let summary = Summary {
-            scenario: scenario.name.clone(),
-            link: LinkInfo {
-                kind: "sim".into(),
-                engine: "discrete-event simulator".into(),
-            },
-            duration_s: secs(end),
-            seed: scenario.seed,
-            flows,
-            links,
-            drops: Some(self.net.truth.drops()),
-            verdict_accuracy: Some(accuracy),
-            delay_signals: self.net.delays.summary(),
-        };
-        (summary, series, self.net.quinn_ticks)
+            .collect()
     }
 }
