@@ -7,6 +7,7 @@ use anyhow::{anyhow, bail};
 
 use crate::report::RunOutput;
 use crate::scenario::Scenario;
+use crate::sim::PacketProtection;
 
 /// What carries the packets of a run (`--link`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,8 +47,18 @@ impl FromStr for LinkKind {
     }
 }
 
-/// Runs `scenario` on the runner `kind` stands for.
+/// Runs `scenario` on the runner `kind` stands for, the simulator with null packet protection.
 pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
+    run_with(scenario, kind, PacketProtection::Null)
+}
+
+/// [`run`] with the simulator's packets sealed by `protection`; netns runs always seal them with
+/// real ciphers.
+pub fn run_with(
+    scenario: &Scenario,
+    kind: LinkKind,
+    protection: PacketProtection,
+) -> anyhow::Result<RunOutput> {
     match kind {
         LinkKind::Sim => {
             if let Some(tcp) = scenario
@@ -60,7 +71,7 @@ pub fn run(scenario: &Scenario, kind: LinkKind) -> anyhow::Result<RunOutput> {
                     tcp.id()
                 );
             }
-            Ok(crate::sim::run(scenario)?)
+            Ok(crate::sim::run_with(scenario, protection)?)
         }
         LinkKind::Netns => crate::netns::run(scenario),
     }

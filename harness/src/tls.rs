@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
+use quinn_proto::crypto::rustls::QuicClientConfig;
 use quinn_proto::{ClientConfig, ServerConfig};
+use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// A certificate or TLS configuration could not be built.
@@ -46,10 +48,34 @@ impl Identity {
     }
 
     pub fn client_config(&self) -> Result<ClientConfig, TlsError> {
+        ClientConfig::with_root_certificates(self.roots()?).map_err(|e| TlsError(e.to_string()))
+    }
+
+    /// The client's TLS configuration exactly as [`ClientConfig::with_root_certificates`] builds
+    /// it inside [`Identity::client_config`] (same provider, TLS 1.3 only, same verifier, early
+    /// data enabled), for a caller that wraps it in a `quinn_proto::crypto` implementation of its
+    /// own. Any difference would change the ClientHello, and with it the handshake's packets.
+    pub fn client_crypto(&self) -> Result<QuicClientConfig, TlsError> {
+        let tls = |e: &dyn std::fmt::Display| TlsError(e.to_string());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier = WebPkiServerVerifier::builder_with_provider(self.roots()?, provider.clone())
+            .build()
+            .map_err(|e| tls(&e))?;
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| tls(&e))?
+            .with_webpki_verifier(verifier)
+            .with_no_client_auth();
+        config.enable_early_data = true;
+        QuicClientConfig::try_from(config).map_err(|e| tls(&e))
+    }
+
+    /// Trust in this identity's certificate alone.
+    fn roots(&self) -> Result<Arc<rustls::RootCertStore>, TlsError> {
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(self.cert.clone())
             .map_err(|e| TlsError(e.to_string()))?;
-        ClientConfig::with_root_certificates(Arc::new(roots)).map_err(|e| TlsError(e.to_string()))
+        Ok(Arc::new(roots))
     }
 }

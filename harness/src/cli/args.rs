@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::runner::LinkKind;
 use crate::shard::Shard;
+use crate::sim::PacketProtection;
 use crate::sweep::Vary;
 
 /// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
@@ -65,6 +66,11 @@ pub struct ScoreArgs {
     /// `discern merge` puts the parts together.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    /// Seal the simulator's packets with rustls's real ciphers. By default they carry null
+    /// protection: the TLS handshake is real, but packets are sealed without cryptography, with
+    /// the same sizes and so the same results, faster. netns runs always use the real ciphers.
+    #[arg(long)]
+    pub real_crypto: bool,
 }
 
 #[derive(Debug, Args)]
@@ -105,6 +111,11 @@ pub struct Common {
     /// Override a scenario value, e.g. `--set link.bottleneck.loss.rate=0.01`. Repeatable.
     #[arg(long = "set", value_name = "K=V")]
     pub set: Vec<String>,
+    /// Seal the simulator's packets with rustls's real ciphers. By default they carry null
+    /// protection: the TLS handshake is real, but packets are sealed without cryptography, with
+    /// the same sizes and so the same results, faster. netns runs always use the real ciphers.
+    #[arg(long)]
+    pub real_crypto: bool,
 }
 
 #[derive(Debug, Args)]
@@ -163,4 +174,21 @@ pub struct SweepArgs {
     /// manifest.json; `discern merge` puts the parts together.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+}
+
+impl Command {
+    /// How the simulator seals packets for this command (`--real-crypto`).
+    pub fn packet_protection(&self) -> PacketProtection {
+        let real = match self {
+            Command::Run(a) => a.common.real_crypto,
+            Command::Sweep(a) => a.common.real_crypto,
+            Command::Score(a) => a.real_crypto,
+            _ => false,
+        };
+        if real {
+            PacketProtection::Real
+        } else {
+            PacketProtection::Null
+        }
+    }
 }

@@ -72,13 +72,14 @@ pub fn parse() -> Cli {
 
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
 pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
-    execute_with(cli, &runner::run)
+    let protection = cli.command.packet_protection();
+    execute_with(cli, &|s, kind| runner::run_with(s, kind, protection))
 }
 
 /// A runner as the CLI calls it: the scenario and the `--link` choice.
 pub type Runner<'a> = dyn Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + 'a;
 
-/// [`execute`] with another runner in place of [`runner::run`] (tests use a synthetic one).
+/// [`execute`] with another runner in place of [`runner::run_with`] (tests use a synthetic one).
 pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args, runner),

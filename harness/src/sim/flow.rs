@@ -3,14 +3,13 @@
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use quinn_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig,
     Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError,
 };
 
-use super::clock::{secs, VTime};
+use super::clock::{secs, ticks, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
 use super::truth::Side;
 use super::SimError;
@@ -20,12 +19,12 @@ use crate::report::{Sample, Verdicts};
 /// Bytes handed to the sender's stream per `write` call.
 const WRITE_CHUNK: usize = 64 * 1024;
 
-/// Runs `f`, adding the wall time it took to `acc`.
+/// Runs `f`, adding the wall time it took, in [`ticks`], to `acc`.
 #[inline]
-pub fn timed<R>(acc: &mut Duration, f: impl FnOnce() -> R) -> R {
-    let t0 = Instant::now();
+pub fn timed<R>(acc: &mut u64, f: impl FnOnce() -> R) -> R {
+    let t0 = ticks();
     let r = f();
-    *acc += t0.elapsed();
+    *acc += ticks().saturating_sub(t0);
     r
 }
 
@@ -70,6 +69,21 @@ impl Peer {
             conn: None,
             timer: None,
             timer_gen: 0,
+        }
+    }
+}
+
+impl Peer {
+    /// Makes `next` the connection's pending timeout; an event for an older one goes stale.
+    fn set_timer(&mut self, next: Option<VTime>, flow: usize, side: Side, net: &mut Net) {
+        if next == self.timer {
+            return;
+        }
+        self.timer = next;
+        self.timer_gen += 1;
+        if let Some(at) = next {
+            let gen = self.timer_gen;
+            net.queue.push(at, NetEvent::Timer { flow, side, gen });
         }
     }
 }
@@ -206,7 +220,7 @@ impl FlowState {
         let _g = self.span.enter();
         let remote = self.server.addr;
         let config = self.client_config.clone();
-        let r = timed(&mut net.quinn_time, || {
+        let r = timed(&mut net.quinn_ticks, || {
             self.client
                 .endpoint
                 .connect(t, config, remote, crate::tls::SERVER_NAME)
@@ -237,7 +251,7 @@ impl FlowState {
         let t = net.clock.instant(now);
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let event = timed(&mut net.quinn_time, || {
+        let event = timed(&mut net.quinn_ticks, || {
             peer.endpoint
                 .handle(t, remote, None, packet.ecn, packet.data, scratch)
         });
@@ -246,7 +260,7 @@ impl FlowState {
             Some(DatagramEvent::ConnectionEvent(ch, ev)) => {
                 if let Some((own, conn)) = peer.conn.as_mut() {
                     if *own == ch {
-                        timed(&mut net.quinn_time, || conn.handle_event(ev));
+                        timed(&mut net.quinn_ticks, || conn.handle_event(ev));
                     }
                 }
             }
@@ -254,7 +268,7 @@ impl FlowState {
                 if to == Side::Receiver && peer.conn.is_none() {
                     net.scratch.clear();
                     let scratch = &mut net.scratch;
-                    let r = timed(&mut net.quinn_time, || {
+                    let r = timed(&mut net.quinn_ticks, || {
                         peer.endpoint
                             .accept(incoming, t, scratch, None)
                             .map_err(|e| e.cause)
@@ -301,7 +315,7 @@ impl FlowState {
         if let Some((_, conn)) = peer.conn.as_mut() {
             let _g = (side == Side::Sender).then(|| self.span.enter());
             let t = net.clock.instant(now);
-            timed(&mut net.quinn_time, || conn.handle_timeout(t));
+            timed(&mut net.quinn_ticks, || conn.handle_timeout(t));
         }
         self.drive(side, now, net)
     }
@@ -310,7 +324,6 @@ impl FlowState {
     /// and its next timeout.
     pub fn drive(&mut self, side: Side, now: VTime, net: &mut Net) -> Result<(), SimError> {
         let _g = (side == Side::Sender).then(|| self.span.enter());
-        let t = net.clock.instant(now);
         let index = self.index;
         let peer = match side {
             Side::Sender => &mut self.client,
@@ -321,8 +334,8 @@ impl FlowState {
         };
         let ch = *ch;
         let endpoint = &mut peer.endpoint;
-        let mut quinn = Duration::ZERO;
-        let mut drain = |conn: &mut Connection, quinn: &mut Duration| {
+        let mut quinn = 0;
+        let mut drain = |conn: &mut Connection, quinn: &mut u64| {
             timed(quinn, || {
                 let mut n = 0;
                 while let Some(ev) = conn.poll_endpoint_events() {
@@ -336,32 +349,11 @@ impl FlowState {
         };
         drain(conn, &mut quinn);
         let result = loop {
-            // Application events.
-            while let Some(ev) = timed(&mut quinn, || conn.poll()) {
-                match ev {
-                    Event::Connected if side == Side::Sender => {
-                        self.sender.stream = timed(&mut quinn, || conn.streams().open(Dir::Uni));
-                        self.sender.writable = self.sender.stream.is_some();
-                    }
-                    Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
-                        if side == Side::Receiver && self.receiver.stream.is_none() =>
-                    {
-                        self.receiver.stream =
-                            timed(&mut quinn, || conn.streams().accept(Dir::Uni));
-                    }
-                    Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
-                        self.sender.writable = true;
-                    }
-                    Event::ConnectionLost { reason } if self.completion.is_none() => {
-                        net.quinn_time += quinn;
-                        return Err(SimError::Connection {
-                            flow: index,
-                            side: format!("{side:?}").to_lowercase(),
-                            reason: reason.to_string(),
-                        });
-                    }
-                    _ => {}
-                }
+            let completed = self.completion.is_some();
+            let (sender, receiver) = (&mut self.sender, &mut self.receiver);
+            if let Err(e) = app_events(side, conn, sender, receiver, completed, &mut quinn, index) {
+                net.quinn_ticks += quinn;
+                return Err(e);
             }
             // Application I/O.
             let io = match side {
@@ -383,38 +375,14 @@ impl FlowState {
             if let Err(e) = io {
                 break Err(e);
             }
-            // Transmissions.
-            loop {
-                net.scratch.clear();
-                let scratch = &mut net.scratch;
-                let Some(tx) = timed(&mut quinn, || conn.poll_transmit(t, 1, scratch)) else {
-                    break;
-                };
-                let data = std::mem::take(&mut net.scratch);
-                net.send(now, index, side, &data[..tx.size], tx.ecn);
-                net.scratch = data;
-            }
+            transmit(conn, now, net, &mut quinn, index, side);
             if drain(conn, &mut quinn) == 0 {
                 break Ok(());
             }
         };
-        // The next timeout.
         let next = timed(&mut quinn, || conn.poll_timeout()).map(|i| net.clock.vtime(i).max(now));
-        net.quinn_time += quinn;
-        if next != peer.timer {
-            peer.timer = next;
-            peer.timer_gen += 1;
-            if let Some(at) = next {
-                net.queue.push(
-                    at,
-                    NetEvent::Timer {
-                        flow: index,
-                        side,
-                        gen: peer.timer_gen,
-                    },
-                );
-            }
-        }
+        net.quinn_ticks += quinn;
+        peer.set_timer(next, index, side, net);
         result
     }
 
@@ -447,12 +415,73 @@ impl FlowState {
     }
 }
 
+/// Hands `side`'s application the connection's events: the sender's stream opens or becomes
+/// writable, the receiver's stream arrives. A lost connection is an error unless the flow had
+/// completed.
+fn app_events(
+    side: Side,
+    conn: &mut Connection,
+    sender: &mut Sender,
+    receiver: &mut Receiver,
+    completed: bool,
+    quinn: &mut u64,
+    flow: usize,
+) -> Result<(), SimError> {
+    while let Some(ev) = timed(quinn, || conn.poll()) {
+        match ev {
+            Event::Connected if side == Side::Sender => {
+                sender.stream = timed(quinn, || conn.streams().open(Dir::Uni));
+                sender.writable = sender.stream.is_some();
+            }
+            Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
+                if side == Side::Receiver && receiver.stream.is_none() =>
+            {
+                receiver.stream = timed(quinn, || conn.streams().accept(Dir::Uni));
+            }
+            Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
+                sender.writable = true;
+            }
+            Event::ConnectionLost { reason } if !completed => {
+                return Err(SimError::Connection {
+                    flow,
+                    side: format!("{side:?}").to_lowercase(),
+                    reason: reason.to_string(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Puts every datagram `side`'s connection has to send at `now` on the network.
+fn transmit(
+    conn: &mut Connection,
+    now: VTime,
+    net: &mut Net,
+    quinn: &mut u64,
+    flow: usize,
+    side: Side,
+) {
+    let t = net.clock.instant(now);
+    loop {
+        net.scratch.clear();
+        let scratch = &mut net.scratch;
+        let Some(tx) = timed(quinn, || conn.poll_transmit(t, 1, scratch)) else {
+            break;
+        };
+        let data = std::mem::take(&mut net.scratch);
+        net.send(now, flow, side, &data[..tx.size], tx.ecn);
+        net.scratch = data;
+    }
+}
+
 /// Keeps the sender's stream topped up; finishes it once a finite flow's bytes are all written.
 fn write(
     s: &mut Sender,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut Duration,
+    quinn: &mut u64,
     flow: usize,
 ) -> Result<(), SimError> {
     let Some(id) = s.stream else { return Ok(()) };
@@ -494,13 +523,54 @@ fn write(
     Ok(())
 }
 
+/// Checks one chunk read in order and counts it; the ticks the check took go to `check`. Returns
+/// whether it was the last byte of a finite flow.
+fn accept(
+    r: &mut Receiver,
+    pattern: &Pattern,
+    chunk: &quinn_proto::Chunk,
+    expected: Option<u64>,
+    flow: usize,
+    check: &mut u64,
+) -> Result<bool, SimError> {
+    let c0 = ticks();
+    let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
+    *check += ticks().saturating_sub(c0);
+    if !ok {
+        return Err(SimError::Corrupt {
+            flow,
+            offset: chunk.offset,
+        });
+    }
+    r.received += chunk.bytes.len() as u64;
+    if expected.is_some_and(|e| r.received > e) {
+        return Err(SimError::ByteCheck {
+            flow,
+            detail: format!("received {} bytes, more than sent", r.received),
+        });
+    }
+    Ok(expected == Some(r.received))
+}
+
+/// The stream ended after `received` bytes: the flow completed if that is all it had to send
+/// (also an empty transfer, whose only news is its end).
+fn stream_end(received: u64, expected: Option<u64>, flow: usize) -> Result<bool, SimError> {
+    if expected == Some(received) {
+        return Ok(true);
+    }
+    Err(SimError::ByteCheck {
+        flow,
+        detail: format!("stream ended after {received} bytes, expected {expected:?}"),
+    })
+}
+
 /// Reads and checks whatever arrived in order. Returns whether this call received the last byte of
 /// a finite flow.
 fn read(
     r: &mut Receiver,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut Duration,
+    quinn: &mut u64,
     flow: usize,
     expected: Option<u64>,
 ) -> Result<bool, SimError> {
@@ -508,7 +578,7 @@ fn read(
     if r.ended {
         return Ok(false);
     }
-    let t0 = Instant::now();
+    let t0 = ticks();
     let mut stream = conn.recv_stream(id);
     let mut chunks = match stream.read(true) {
         Ok(c) => c,
@@ -521,47 +591,21 @@ fn read(
             })
         }
     };
-    let mut check = Duration::ZERO;
+    let mut check = 0;
     let mut outcome = Ok(false);
     loop {
         match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => {
-                let c0 = Instant::now();
-                let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
-                check += c0.elapsed();
-                if !ok {
-                    outcome = Err(SimError::Corrupt {
-                        flow,
-                        offset: chunk.offset,
-                    });
+            Ok(Some(chunk)) => match accept(r, pattern, &chunk, expected, flow, &mut check) {
+                Ok(true) => outcome = Ok(true),
+                Ok(false) => {}
+                Err(e) => {
+                    outcome = Err(e);
                     break;
                 }
-                r.received += chunk.bytes.len() as u64;
-                if expected == Some(r.received) {
-                    outcome = Ok(true);
-                }
-                if expected.is_some_and(|e| r.received > e) {
-                    outcome = Err(SimError::ByteCheck {
-                        flow,
-                        detail: format!("received {} bytes, more than sent", r.received),
-                    });
-                    break;
-                }
-            }
+            },
             Ok(None) => {
                 r.ended = true;
-                if expected == Some(r.received) {
-                    // Also covers an empty transfer, whose only news is its end.
-                    outcome = Ok(true);
-                } else {
-                    outcome = Err(SimError::ByteCheck {
-                        flow,
-                        detail: format!(
-                            "stream ended after {} bytes, expected {:?}",
-                            r.received, expected
-                        ),
-                    });
-                }
+                outcome = stream_end(r.received, expected, flow);
                 break;
             }
             Err(ReadError::Blocked) => break,
@@ -576,6 +620,6 @@ fn read(
         }
     }
     let _ = chunks.finalize();
-    *quinn += t0.elapsed().saturating_sub(check);
+    *quinn += ticks().saturating_sub(t0).saturating_sub(check);
     outcome
 }

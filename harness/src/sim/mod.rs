@@ -5,8 +5,10 @@
 //!   `epoch + virtual offset` as `Instant`s; nothing sleeps.
 //! * Endpoints (`flow`): per flow a QUIC client (the sender, one unidirectional stream kept topped
 //!   up in 64 KiB writes) and a server (the receiver, which checks every byte at its offset), with
-//!   real TLS 1.3 (`tls`), seeded so connection IDs and packet numbers are reproducible. Each
-//!   flow's endpoints have their own fake addresses; nothing touches a socket.
+//!   a real TLS 1.3 handshake (`tls`), seeded so connection IDs and packet numbers are
+//!   reproducible. Each flow's endpoints have their own fake addresses; nothing touches a socket.
+//!   Packets are sealed with null protection (`null_crypto`: real sizes, no ciphers) unless the
+//!   run asks for [`PacketProtection::Real`]; results are the same either way.
 //! * Links (`network`, over the link model both runners share, [`crate::link`]): per direction a
 //!   queue of `queue` packets waiting besides the one being sent (drop-tail, optionally CoDel),
 //!   served at the link rate (IPv4/UDP headers included) or by a capacity trace, ECN step
@@ -31,6 +33,7 @@ mod flow;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
+mod null_crypto;
 mod truth;
 
 use std::sync::Arc;
@@ -40,8 +43,8 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::{
-    FlowQueue, FlowSeries, FlowSummary, LinkInfo, MeasuredLink, RunOutput, Summary, Timing,
-    VerdictAccuracy,
+    FlowQueue, FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary,
+    Timing, VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
@@ -51,6 +54,7 @@ use link::IP_UDP_OVERHEAD;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
+pub use null_crypto::PacketProtection;
 pub use truth::{Cause, DropRecord};
 
 /// How often every active flow is sampled, besides its controller's window events.
@@ -79,26 +83,34 @@ pub enum SimError {
     ByteCheck { flow: usize, detail: String },
 }
 
-/// Runs `scenario` in the simulator.
+/// Runs `scenario` in the simulator, with null packet protection.
 ///
 /// The summary is a pure function of the scenario (seed included); wall-clock figures go to
 /// `RunOutput::timing` only. Controller events are captured on the calling thread alone, so runs
 /// on different threads do not mix.
 pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
+    run_with(scenario, PacketProtection::Null)
+}
+
+/// [`run`] with the packet protection `protection`; the summary and series are the same for both.
+pub fn run_with(scenario: &Scenario, protection: PacketProtection) -> Result<RunOutput, SimError> {
     let wall = Instant::now();
+    let start = clock::ticks();
     let sink = Sink::default();
     let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
-        let mut sim = Sim::new(scenario, sink)?;
+        let mut sim = Sim::new(scenario, sink, protection)?;
         sim.run()?;
         Ok::<_, SimError>(sim.finish(scenario))
     })?;
+    let whole = clock::ticks().saturating_sub(start);
+    let wall_s = wall.elapsed().as_secs_f64();
     Ok(RunOutput {
         summary,
         series,
         timing: Timing {
-            wall_s: wall.elapsed().as_secs_f64(),
-            quinn_s: quinn.as_secs_f64(),
+            wall_s,
+            quinn_s: clock::share(wall_s, quinn, whole),
         },
     })
 }
@@ -144,11 +156,14 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
 }
 
 impl Sim {
-    fn new(scenario: &Scenario, sink: Sink) -> Result<Self, SimError> {
+    fn new(
+        scenario: &Scenario,
+        sink: Sink,
+        protection: PacketProtection,
+    ) -> Result<Self, SimError> {
         validate(scenario)?;
         let identity = crate::tls::Identity::generate()?;
-        let server_base = identity.server_config()?;
-        let client_base = identity.client_config()?;
+        let (server_base, client_base) = null_crypto::configs(&identity, protection)?;
         let end = from_duration(scenario.duration);
         let mut paths = Vec::new();
         let mut flows = Vec::new();
@@ -300,7 +315,8 @@ impl Sim {
         }
     }
 
-    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, Duration) {
+    /// The summary, the time series, and the ticks spent inside quinn-proto.
+    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
         let end = self.now;
         let mut flows = Vec::with_capacity(self.flows.len());
         let mut series = Vec::with_capacity(self.flows.len());
@@ -347,12 +363,32 @@ impl Sim {
             let cause = self.net.truth.cause_of(d.flow, from, to);
             GroundTruth::score(&mut accuracy, d.verdict, cause);
         }
+        let links = self.link_summaries(scenario, end);
+        let summary = Summary {
+            scenario: scenario.name.clone(),
+            link: LinkInfo {
+                kind: "sim".into(),
+                engine: "discrete-event simulator".into(),
+            },
+            duration_s: secs(end),
+            seed: scenario.seed,
+            flows,
+            links,
+            drops: Some(self.net.truth.drops()),
+            verdict_accuracy: Some(accuracy),
+            delay_signals: self.net.delays.summary(),
+        };
+        (summary, series, self.net.quinn_ticks)
+    }
+
+    /// Each link's summary over a run that ended at `end`.
+    fn link_summaries(&self, scenario: &Scenario, end: VTime) -> Vec<LinkSummary> {
         let paths: Vec<&[usize]> = scenario
             .flows
             .iter()
             .flat_map(|f| std::iter::repeat_n(f.path.as_slice(), f.count as usize))
             .collect();
-        let links = scenario
+        scenario
             .links
             .iter()
             .enumerate()
@@ -389,21 +425,6 @@ impl Sim {
                     delivered,
                 )
             })
-            .collect();
-        let summary = Summary {
-            scenario: scenario.name.clone(),
-            link: LinkInfo {
-                kind: "sim".into(),
-                engine: "discrete-event simulator".into(),
-            },
-            duration_s: secs(end),
-            seed: scenario.seed,
-            flows,
-            links,
-            drops: Some(self.net.truth.drops()),
-            verdict_accuracy: Some(accuracy),
-            delay_signals: self.net.delays.summary(),
-        };
-        (summary, series, self.net.quinn_time)
+            .collect()
     }
 }

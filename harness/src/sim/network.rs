@@ -3,12 +3,11 @@
 //! its path in order; the receiver's datagrams cross the reverse directions in reverse order.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use bytes::BytesMut;
 use quinn_proto::EcnCodepoint;
 
-use super::clock::{Clock, EventQueue, VTime};
+use super::clock::{from_duration, Clock, EventQueue, VTime};
 use super::link::{queue_delay, LinkDir, Outcome};
 use super::loss::Direction;
 use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
@@ -65,8 +64,8 @@ pub struct Net {
     pool: BytesMut,
     /// Scratch buffer for `poll_transmit` and endpoint responses.
     pub scratch: Vec<u8>,
-    /// Wall time spent inside quinn-proto calls.
-    pub quinn_time: Duration,
+    /// Wall time spent inside quinn-proto calls, in [`super::clock::ticks`].
+    pub quinn_ticks: u64,
     /// Packets held by link directions that schedule (FQ-CoDel), by token, with the direction.
     held: HashMap<u64, (Packet, usize)>,
     next_token: u64,
@@ -110,14 +109,14 @@ impl Net {
             .collect();
         Self {
             clock,
-            queue: EventQueue::default(),
+            queue: EventQueue::until(from_duration(scenario.duration)),
             links,
             routes,
             truth: GroundTruth::default(),
             delays: DelayTruth::default(),
             pool: BytesMut::new(),
             scratch: Vec::with_capacity(2048),
-            quinn_time: Duration::ZERO,
+            quinn_ticks: 0,
             held: HashMap::new(),
             next_token: 0,
             service_pending: vec![false; 2 * scenario.links.len()],
