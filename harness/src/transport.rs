@@ -8,8 +8,7 @@ use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
 
 use crate::scenario::{Flow, FlowController, Scenario};
 
-/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
-pub const IP_UDP_OVERHEAD: u64 = 28;
+pub use crate::link::IP_UDP_OVERHEAD;
 
 /// Flow-control windows never go below this.
 const MIN_WINDOW: u64 = 16 * 1024 * 1024;

@@ -30,6 +30,7 @@ mod fq_codel;
 pub mod loss;
 mod pie;
 mod police;
+mod time;
 pub mod trace;
 
 use std::collections::VecDeque;
@@ -48,12 +49,10 @@ use pie::{PieState, PieVerdict};
 use police::PoliceState;
 use trace::Schedule;
 
-pub use crate::transport::IP_UDP_OVERHEAD;
+pub use time::{Nanos, NANOS_PER_SEC};
 
-/// Nanoseconds since the start of a run (virtual in the simulator, real in namespaces).
-pub type Nanos = u64;
-
-pub const NANOS_PER_SEC: u64 = 1_000_000_000;
+/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
+pub const IP_UDP_OVERHEAD: u64 = 28;
 
 pub fn nanos(d: Duration) -> Nanos {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::controller::FlowController;
+pub use crate::link::trace::CapacityTrace;
 use crate::units::{BitRate, Bytes};
 
 /// One experiment: links, the flows that cross them, and how long to run.
@@ -69,39 +70,6 @@ impl Link {
             ecn: None,
             jitter: None,
             reorder: None,
-        }
-    }
-}
-
-/// A mahimahi capacity trace: delivery opportunities of [`CapacityTrace::OPPORTUNITY_BYTES`] each,
-/// at millisecond offsets from the start of one period; the trace repeats after its last
-/// timestamp.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CapacityTrace {
-    /// The file as the scenario names it (for reports).
-    pub file: String,
-    /// Opportunity timestamps in milliseconds, non-decreasing, the last one above 0.
-    pub millis: std::sync::Arc<Vec<u64>>,
-}
-
-impl CapacityTrace {
-    /// Bytes one opportunity delivers: a full-size 1500-byte IP packet, as the traces were
-    /// recorded (mahimahi itself counts 1504 bytes, its TUN frame header included; our links
-    /// count IP bytes).
-    pub const OPPORTUNITY_BYTES: u64 = 1500;
-
-    /// Length of one period.
-    pub fn period(&self) -> Duration {
-        Duration::from_millis(self.millis.last().copied().unwrap_or(0))
-    }
-
-    /// Mean capacity over one period, in bit/s.
-    pub fn mean_bps(&self) -> f64 {
-        let period = self.period().as_secs_f64();
-        if period > 0.0 {
-            self.millis.len() as f64 * Self::OPPORTUNITY_BYTES as f64 * 8.0 / period
-        } else {
-            0.0
         }
     }
 }
