@@ -54,7 +54,11 @@ impl Links<'_> {
                     trace_start,
                 )
             }
-            _ => (self.measured_by_qdiscs(l, base_rtt_s, drops), None, Duration::ZERO),
+            _ => (
+                self.measured_by_qdiscs(l, base_rtt_s, drops),
+                None,
+                Duration::ZERO,
+            ),
         };
         crate::link::summary(
             &self.scenario.links[l],
