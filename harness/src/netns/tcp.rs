@@ -197,6 +197,7 @@ impl TcpFlow {
         shared.wait_until(epoch + self.start);
         let stream = connect(self.sender, self.addr, deadline)
             .with_context(|| format!("flow {index}: TCP connect to {}", self.addr))?;
+        stream.set_write_timeout(Some(IO_TIMEOUT))?;
         let sampler = shared.sample(stream.try_clone()?);
         let send_error = shared.send(&stream, self.bytes);
         // Wait for the receiver (it ends on completion or at the deadline).
@@ -243,9 +244,7 @@ fn connect(sender: Socket, addr: SocketAddr, deadline: Instant) -> anyhow::Resul
         .saturating_duration_since(Instant::now())
         .max(Duration::from_millis(1));
     sender.connect_timeout(&addr.into(), wait)?;
-    let stream: TcpStream = sender.into();
-    stream.set_write_timeout(Some(IO_TIMEOUT))?;
-    Ok(stream)
+    Ok(sender.into())
 }
 
 /// What the flow's sender, receiver and sampler threads share.
