@@ -34,8 +34,8 @@ pub struct CwndEvent {
     /// When the event was emitted (wall clock; the simulator keeps its own virtual time).
     pub at: Instant,
     pub loss: bool,
-    pub cwnd: Option<u64>,
-    pub ssthresh: Option<u64>,
+    /// The window after a window or loss event; `None` for an `rtt` event.
+    pub window: Option<Window>,
     pub verdict: Option<Verdict>,
     pub sent_age_us: Option<u64>,
     /// An `rtt` event (an ACK frame's delay recovered), kept only by
@@ -43,6 +43,14 @@ pub struct CwndEvent {
     pub delay: Option<FrameDelay>,
     /// The decision answered an ECN congestion mark (quinn's `lost_bytes == 0` event), not a loss.
     pub ecn_mark: bool,
+}
+
+/// The window a `window` or `loss` event reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    /// `None` before the controller's first reduction.
+    pub ssthresh: Option<u64>,
 }
 
 /// The fields of an `rtt` event: one ACK frame whose ACK delay the controller recovered.
@@ -174,17 +182,17 @@ where
             flow: tag.index,
             at: Instant::now(),
             loss: false,
-            cwnd: None,
-            ssthresh: None,
+            window: None,
             verdict: None,
             sent_age_us: None,
             delay: None,
             ecn_mark: false,
         };
-        // `u64::MAX` stands for "no reduction yet", as in the events themselves.
         let window = |e: &mut CwndEvent, w: &quinn_discern::trace::WindowRecord| {
-            e.cwnd = Some(w.cwnd);
-            e.ssthresh = Some(w.ssthresh.unwrap_or(u64::MAX));
+            e.window = Some(Window {
+                cwnd: w.cwnd,
+                ssthresh: w.ssthresh,
+            });
         };
         match &record {
             Record::Window(w) => window(&mut e, w),
@@ -282,8 +290,10 @@ mod tests {
                 flow: 3,
                 at,
                 loss: true,
-                cwnd: Some(1000),
-                ssthresh: Some(500),
+                window: Some(Window {
+                    cwnd: 1000,
+                    ssthresh: Some(500),
+                }),
                 verdict: Some(Verdict::Random),
                 sent_age_us: Some(42),
                 delay: None,

@@ -1,178 +1,195 @@
-//! What a flow of either kind (QUIC or kernel TCP) reports at its end, and how its periodic
-//! samples and controller events become one time series.
+//! The flows of a run, from sockets to results: each flow's sockets are made in its namespaces,
+//! every flow runs (QUIC on the runtime, kernel TCP on threads) until it completes or the run's
+//! deadline, and what each reports at its end is collected in flow order.
 
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::capture::{CwndEvent, Verdict};
-use crate::report::{FlowSummary, Sample, Verdicts};
+use anyhow::{anyhow, Context};
+use tokio::task::JoinSet;
 
-/// How often every flow is sampled, besides its controller's window events.
-pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(10);
+use super::plan::{Node, Plan};
+use super::sys::{self, Signals};
+use super::topology::Topology;
+use super::{quic, tcp};
+use crate::report::record::{FlowOutcome, Reading};
+use crate::scenario::Scenario;
+use crate::tls;
+use crate::transport::FlowTransport;
 
+const QUIC_PORT: u16 = 4433;
+const TCP_PORT: u16 = 5001;
+
+/// What a flow of either kind (QUIC or kernel TCP) reports at its end.
 #[derive(Debug, Clone, Default)]
 pub struct FlowResult {
-    pub index: usize,
-    pub controller: String,
-    /// Since the run's epoch.
-    pub start: Duration,
-    /// Since the run's epoch: completion, or when the flow was stopped.
-    pub end: Duration,
-    pub completed: bool,
-    pub delivered: u64,
-    pub packets_delivered: u64,
-    pub lost_packets: u64,
-    pub congestion_events: u64,
-    pub verified: bool,
-    pub flow_control_limited: bool,
-    /// The smallest RTT the sender saw.
+    pub outcome: FlowOutcome,
+    /// The smallest RTT the sender saw, for the links' base RTT.
     pub min_rtt: Option<Duration>,
-    /// Periodic samples (times since the epoch).
-    pub samples: Vec<Sample>,
+    /// The sender read every sample interval.
+    pub readings: Vec<Reading>,
 }
 
-impl FlowResult {
-    pub fn summary(&self, verdicts: Verdicts) -> FlowSummary {
-        let span = self.end.saturating_sub(self.start).as_secs_f64();
-        FlowSummary {
-            flow: self.index,
-            controller: self.controller.clone(),
-            bytes_delivered: self.delivered,
-            packets_delivered: self.packets_delivered,
-            goodput_bps: if span > 0.0 {
-                self.delivered as f64 * 8.0 / span
-            } else {
-                0.0
-            },
-            start_s: self.start.as_secs_f64(),
-            completion_time_s: self.completed.then_some(span),
-            lost_packets: self.lost_packets,
-            congestion_events: self.congestion_events,
-            verdicts,
-            verified: self.verified,
-            flow_control_limited: self.flow_control_limited,
-            // Neither engine attributes its queue's drops and delays to flows (the kernel's
-            // counters are per qdisc), so netns summaries leave this out.
-            queue: None,
-        }
-    }
+/// Every flow of a run, ended.
+pub struct Finished {
+    /// In flow order.
+    pub results: Vec<FlowResult>,
+    pub epoch: Instant,
+    pub deadline: Instant,
 }
 
-/// Loss verdicts among a flow's events.
-pub fn verdicts(events: &[&CwndEvent]) -> Verdicts {
-    let mut v = Verdicts::default();
-    for e in events.iter().filter(|e| e.loss) {
-        if e.ecn_mark {
-            v.ecn_marks += 1;
-        }
-        match e.verdict {
-            Some(Verdict::Random) => v.random += 1,
-            Some(Verdict::Congestion) => v.congestion += 1,
-            None => {}
-        }
-    }
-    v
-}
-
-fn ssthresh(v: Option<u64>) -> Option<u64> {
-    v.filter(|&s| s != u64::MAX)
-}
-
-/// Periodic samples and controller events in time order: an event sample takes the RTT and the
-/// delivered bytes of the sample before it, a periodic sample the ssthresh of the event before it.
-pub fn merge(periodic: &[Sample], events: &[&CwndEvent], epoch: Instant) -> Vec<Sample> {
-    let mut out = Vec::with_capacity(periodic.len() + events.len());
-    let (mut i, mut j) = (0, 0);
-    let mut last: Option<Sample> = None;
-    let mut last_ssthresh = None;
-    while i < periodic.len() || j < events.len() {
-        let event_t = events
-            .get(j)
-            .map(|e| e.at.saturating_duration_since(epoch).as_secs_f64());
-        let take_event = match (periodic.get(i), event_t) {
-            (Some(p), Some(t)) => t < p.t_s,
-            (None, Some(_)) => true,
-            _ => false,
-        };
-        let s = if take_event {
-            let e = events[j];
-            j += 1;
-            if e.ssthresh.is_some() {
-                last_ssthresh = ssthresh(e.ssthresh);
-            }
-            let Some(cwnd) = e.cwnd else { continue };
-            Sample {
-                t_s: event_t.unwrap_or(0.0),
-                cwnd_bytes: cwnd,
-                ssthresh_bytes: last_ssthresh,
-                rtt_s: last.map_or(0.0, |l| l.rtt_s),
-                delivered_bytes: last.map_or(0, |l| l.delivered_bytes),
-            }
+impl Finished {
+    /// The wall time the run covered: to the last completion if every flow completed, otherwise
+    /// to the deadline.
+    pub fn duration(&self) -> Duration {
+        let all_done = !self.results.is_empty() && self.results.iter().all(|r| r.outcome.completed);
+        if all_done {
+            self.results
+                .iter()
+                .map(|r| r.outcome.end)
+                .max()
+                .unwrap_or_default()
         } else {
-            let mut p = periodic[i];
-            i += 1;
-            if p.ssthresh_bytes.is_none() {
-                p.ssthresh_bytes = last_ssthresh;
-            }
-            p
-        };
-        last = Some(s);
-        out.push(s);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample(t: f64, cwnd: u64, delivered: u64) -> Sample {
-        Sample {
-            t_s: t,
-            cwnd_bytes: cwnd,
-            ssthresh_bytes: None,
-            rtt_s: 0.02,
-            delivered_bytes: delivered,
+            self.deadline.saturating_duration_since(self.epoch)
         }
     }
+}
 
-    #[test]
-    fn events_interleave_with_samples() {
-        let epoch = Instant::now();
-        let ev = |ms: u64, cwnd: u64, ss: u64, loss: bool| CwndEvent {
-            flow: 0,
-            at: epoch + Duration::from_millis(ms),
-            loss,
-            cwnd: Some(cwnd),
-            ssthresh: Some(ss),
-            verdict: loss.then_some(Verdict::Random),
-            sent_age_us: None,
-            delay: None,
-            ecn_mark: false,
-        };
-        let e1 = ev(15, 5000, u64::MAX, false);
-        let e2 = ev(25, 3000, 3000, true);
-        let periodic = [
-            sample(0.01, 4000, 100),
-            sample(0.02, 5000, 200),
-            sample(0.03, 3000, 300),
-        ];
-        let m = merge(&periodic, &[&e1, &e2], epoch);
-        let got: Vec<(u64, Option<u64>, u64)> = m
-            .iter()
-            .map(|s| (s.cwnd_bytes, s.ssthresh_bytes, s.delivered_bytes))
-            .collect();
-        assert_eq!(
-            got,
-            vec![
-                (4000, None, 100),
-                (5000, None, 100),
-                (5000, None, 200),
-                (3000, Some(3000), 200),
-                (3000, Some(3000), 300),
-            ]
-        );
-        assert!(m.windows(2).all(|w| w[0].t_s <= w[1].t_s));
-        let v = verdicts(&[&e1, &e2]);
-        assert_eq!((v.random, v.congestion), (1, 0));
+/// Every flow, ready to start.
+enum Ready {
+    Quic(Box<quic::QuicFlow>),
+    Tcp(tcp::TcpFlow),
+}
+
+/// Makes every flow's sockets in `topo`, runs the flows until they complete, the scenario's
+/// duration passes or a signal comes, and collects their results.
+pub async fn run(
+    scenario: &Scenario,
+    plan: &Plan,
+    topo: &Topology,
+    signals: Signals,
+    panic_after_start: bool,
+) -> anyhow::Result<Finished> {
+    let ready = prepare(scenario, plan, topo)?;
+    let epoch = Instant::now();
+    let deadline = epoch + scenario.duration;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tcp_threads = Vec::new();
+    let mut quic_tasks = JoinSet::new();
+    for r in ready {
+        match r {
+            Ready::Tcp(f) => tcp_threads.push(f.spawn(epoch, deadline, stop.clone())?),
+            Ready::Quic(f) => {
+                quic_tasks.spawn(quic::run(*f, epoch, deadline));
+            }
+        }
+    }
+    let quic = join_quic(quic_tasks, signals, panic_after_start).await;
+    if quic.is_err() {
+        stop.store(true, Ordering::Relaxed);
+    }
+    // TCP flows end by the deadline, or within a poll interval of `stop`.
+    let tcp = join_tcp(tcp_threads);
+    let mut results = quic?;
+    results.extend(tcp?);
+    results.sort_by_key(|r| r.outcome.index);
+    Ok(Finished {
+        results,
+        epoch,
+        deadline,
+    })
+}
+
+fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<Vec<Ready>> {
+    let identity = tls::Identity::generate()?;
+    let mut ready = Vec::with_capacity(plan.flows.len());
+    for fp in &plan.flows {
+        let spec = &scenario.flows[fp.spec];
+        let sender_ns = topo.node_ns(Node::Sender(fp.index));
+        let receiver_ns = topo.node_ns(Node::Receiver(fp.index));
+        let bytes = spec.bytes.map(|b| b.0);
+        if let Some(kernel) = spec.controller.kernel_tcp() {
+            ready.push(Ready::Tcp(tcp::TcpFlow::new(
+                fp.index,
+                kernel,
+                spec.start,
+                bytes,
+                scenario.seed,
+                &sender_ns,
+                &receiver_ns,
+                SocketAddr::from((fp.receiver_addr(), TCP_PORT)),
+            )?));
+            continue;
+        }
+        let transport = FlowTransport::new(scenario, spec)?;
+        let mut server_config = identity.server_config()?;
+        server_config.transport = transport.receiver;
+        let mut client_config = identity.client_config()?;
+        client_config.transport_config(transport.sender);
+        ready.push(Ready::Quic(Box::new(quic::QuicFlow {
+            index: fp.index,
+            controller: spec.controller.id().to_owned(),
+            start: spec.start,
+            bytes,
+            seed: scenario.seed,
+            client_socket: udp_socket(&sender_ns, fp.sender_addr(), 0)?,
+            server_socket: udp_socket(&receiver_ns, fp.receiver_addr(), QUIC_PORT)?,
+            server_addr: SocketAddr::from((fp.receiver_addr(), QUIC_PORT)),
+            client_config,
+            server_config,
+        })));
+    }
+    Ok(ready)
+}
+
+fn udp_socket(ns: &str, addr: Ipv4Addr, port: u16) -> anyhow::Result<UdpSocket> {
+    sys::in_netns(ns, || {
+        UdpSocket::bind(SocketAddr::from((addr, port)))
+            .with_context(|| format!("binding UDP {addr}:{port} in {ns}"))
+    })
+}
+
+/// The QUIC flows' results, unless a flow fails or a signal ends the run first.
+async fn join_quic(
+    mut tasks: JoinSet<anyhow::Result<FlowResult>>,
+    mut signals: Signals,
+    panic_after_start: bool,
+) -> anyhow::Result<Vec<FlowResult>> {
+    let work = async {
+        if panic_after_start {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            panic!("panicking on purpose with the flows running");
+        }
+        let mut results = Vec::new();
+        while let Some(r) = tasks.join_next().await {
+            results.push(r.map_err(|e| anyhow!("a flow task failed: {e}"))??);
+        }
+        Ok::<_, anyhow::Error>(results)
+    };
+    tokio::select! {
+        r = work => r,
+        e = signals.ended() => Err(e),
+    }
+}
+
+/// Every TCP flow's result, or the first error among them once all have ended.
+fn join_tcp(
+    threads: Vec<JoinHandle<anyhow::Result<FlowResult>>>,
+) -> anyhow::Result<Vec<FlowResult>> {
+    let mut results = Vec::new();
+    let mut error = None;
+    for t in threads {
+        match t.join() {
+            Ok(Ok(r)) => results.push(r),
+            Ok(Err(e)) => error = error.or(Some(e)),
+            Err(_) => error = error.or(Some(anyhow!("a TCP flow thread panicked"))),
+        }
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(results),
     }
 }

@@ -10,13 +10,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
-use quinn::{Endpoint, EndpointConfig};
+use quinn::{Connection, Endpoint, EndpointConfig, SendStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 use tokio::time::timeout_at;
 use tracing::Instrument;
 
-use super::flow::{FlowResult, SAMPLE_INTERVAL};
+use super::flow::FlowResult;
 use crate::payload::Pattern;
-use crate::report::Sample;
+use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
 use crate::tls;
 
 const CHUNK: usize = 64 * 1024;
@@ -41,60 +43,137 @@ struct Received {
     packets: u64,
 }
 
+/// The flow's two endpoints and what its tasks share while it runs.
+struct Ends {
+    index: usize,
+    controller: String,
+    start: Duration,
+    client: Endpoint,
+    client_config: quinn::ClientConfig,
+    server: Endpoint,
+    server_addr: SocketAddr,
+    pattern: Pattern,
+    bytes: Option<u64>,
+    /// Bytes the receiver has checked so far.
+    delivered: Arc<AtomicU64>,
+    epoch: Instant,
+    deadline: Instant,
+}
+
 /// Runs the flow until it completes or `deadline`.
 pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::Result<FlowResult> {
-    let index = flow.index;
-    let runtime = Arc::new(quinn::TokioRuntime);
-    let server = Endpoint::new(
-        EndpointConfig::default(),
-        Some(flow.server_config),
-        flow.server_socket,
-        runtime.clone(),
-    )
-    .context("receiver endpoint")?;
-    let client = Endpoint::new(EndpointConfig::default(), None, flow.client_socket, runtime)
-        .context("sender endpoint")?;
-    let pattern = Pattern::new(flow.seed, index);
-    let delivered = Arc::new(AtomicU64::new(0));
-
+    let ends = Ends::new(flow, epoch, deadline)?;
+    let index = ends.index;
     let receiver = tokio::spawn(
         receive(
-            server.clone(),
-            pattern,
-            flow.bytes,
-            delivered.clone(),
+            ends.server.clone(),
+            ends.pattern,
+            ends.bytes,
+            ends.delivered.clone(),
             deadline,
         )
-        .instrument(tracing::info_span!(
-            crate::capture::SPAN,
-            index = index as u64,
-            role = "receiver"
-        )),
+        .instrument(span(index, "receiver")),
     );
-    let start_at = epoch + flow.start;
-    tokio::time::sleep_until(start_at.into()).await;
+    tokio::time::sleep_until((epoch + ends.start).into()).await;
+    let sender_span = span(index, "sender");
+    let connection = ends.connect().instrument(sender_span.clone()).await?;
+    let (stop_sampler, sampler) = ends.sample(connection.clone());
+    let send = ends
+        .send(&connection)
+        .instrument(sender_span)
+        .await
+        .with_context(|| format!("flow {index}: sending"));
 
-    let sender_span =
-        tracing::info_span!(crate::capture::SPAN, index = index as u64, role = "sender");
-    let connection = async {
-        let connecting = client
-            .connect_with(flow.client_config, flow.server_addr, tls::SERVER_NAME)
+    let received = receiver
+        .await
+        .map_err(|e| anyhow!("flow {index}: receiver task: {e}"))?;
+    let _ = stop_sampler.send(());
+    let readings = sampler.await.unwrap_or_default();
+    let stats = connection.stats();
+    connection.close(0u32.into(), b"done");
+    let _stream = send?;
+    let received = received?;
+    let end = received
+        .completed_at
+        .unwrap_or_else(|| deadline.min(Instant::now()));
+    ends.server.close(0u32.into(), b"done");
+    ends.client.close(0u32.into(), b"done");
+    Ok(FlowResult {
+        outcome: FlowOutcome {
+            index,
+            controller: ends.controller,
+            start: ends.start,
+            end: end.saturating_duration_since(epoch),
+            completed: received.completed_at.is_some(),
+            delivered: ends.delivered.load(Ordering::Relaxed),
+            packets_delivered: received.packets,
+            verified: received.verified,
+            sender: SenderCounts::of_quinn(&stats),
+            // Neither engine attributes its queue's drops and delays to flows (the kernel's
+            // counters are per qdisc), so netns summaries leave this out.
+            queue: None,
+        },
+        min_rtt: Some(stats.path.min_rtt).filter(|d| !d.is_zero()),
+        readings,
+    })
+}
+
+/// The `capture::SPAN` that attributes the controller's events to flow `index`.
+fn span(index: usize, role: &str) -> tracing::Span {
+    tracing::info_span!(crate::capture::SPAN, index = index as u64, role = role)
+}
+
+impl Ends {
+    fn new(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::Result<Self> {
+        let runtime = Arc::new(quinn::TokioRuntime);
+        let server = Endpoint::new(
+            EndpointConfig::default(),
+            Some(flow.server_config),
+            flow.server_socket,
+            runtime.clone(),
+        )
+        .context("receiver endpoint")?;
+        let client = Endpoint::new(EndpointConfig::default(), None, flow.client_socket, runtime)
+            .context("sender endpoint")?;
+        Ok(Self {
+            index: flow.index,
+            controller: flow.controller,
+            start: flow.start,
+            client,
+            client_config: flow.client_config,
+            server,
+            server_addr: flow.server_addr,
+            pattern: Pattern::new(flow.seed, flow.index),
+            bytes: flow.bytes,
+            delivered: Arc::new(AtomicU64::new(0)),
+            epoch,
+            deadline,
+        })
+    }
+
+    /// The sender's connection, once its handshake is done (before the deadline).
+    async fn connect(&self) -> anyhow::Result<Connection> {
+        let index = self.index;
+        let connecting = self
+            .client
+            .connect_with(
+                self.client_config.clone(),
+                self.server_addr,
+                tls::SERVER_NAME,
+            )
             .map_err(|e| anyhow!("flow {index}: connect: {e}"))?;
-        timeout_at(deadline.into(), connecting)
+        timeout_at(self.deadline.into(), connecting)
             .await
             .map_err(|_| anyhow!("flow {index}: no handshake before the end of the run"))?
             .map_err(|e| anyhow!("flow {index}: handshake: {e}"))
     }
-    .instrument(sender_span.clone())
-    .await?;
 
-    // Periodic samples until the receiver is done.
-    let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let sampler = {
-        let conn = connection.clone();
-        let delivered = delivered.clone();
-        tokio::spawn(async move {
-            let mut samples = Vec::new();
+    /// Reads the sender every sample interval until the deadline or until told to stop.
+    fn sample(&self, conn: Connection) -> (oneshot::Sender<()>, JoinHandle<Vec<Reading>>) {
+        let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
+        let (delivered, epoch, deadline) = (self.delivered.clone(), self.epoch, self.deadline);
+        let sampler = tokio::spawn(async move {
+            let mut readings = Vec::new();
             let mut tick = tokio::time::interval(SAMPLE_INTERVAL);
             loop {
                 tokio::select! {
@@ -102,8 +181,8 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
                     _ = &mut stop_rx => break,
                 }
                 let s = conn.stats();
-                samples.push(Sample {
-                    t_s: epoch.elapsed().as_secs_f64(),
+                readings.push(Reading {
+                    at: epoch.elapsed(),
                     cwnd_bytes: s.path.cwnd,
                     ssthresh_bytes: None,
                     rtt_s: s.path.rtt.as_secs_f64(),
@@ -113,16 +192,19 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
                     break;
                 }
             }
-            samples
-        })
-    };
+            readings
+        });
+        (stop_tx, sampler)
+    }
 
-    let send = async {
+    /// Writes the flow's bytes (unbounded: until the deadline) and returns the stream, which
+    /// stays open until the receiver has everything or the run ends.
+    async fn send(&self, connection: &Connection) -> anyhow::Result<SendStream> {
         let mut stream = connection.open_uni().await?;
         let mut buf = vec![0u8; CHUNK];
         let mut offset = 0u64;
         loop {
-            let n = match flow.bytes {
+            let n = match self.bytes {
                 Some(total) => (total - offset).min(CHUNK as u64) as usize,
                 None => CHUNK,
             };
@@ -130,50 +212,15 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
                 stream.finish()?;
                 break;
             }
-            pattern.fill(offset, &mut buf[..n]);
-            match timeout_at(deadline.into(), stream.write_all(&buf[..n])).await {
+            self.pattern.fill(offset, &mut buf[..n]);
+            match timeout_at(self.deadline.into(), stream.write_all(&buf[..n])).await {
                 Ok(r) => r?,
                 Err(_) => break,
             }
             offset += n as u64;
         }
-        // Keep the stream open until the receiver has everything or the run ends.
-        Ok::<_, anyhow::Error>(stream)
+        Ok(stream)
     }
-    .instrument(sender_span)
-    .await
-    .with_context(|| format!("flow {index}: sending"));
-
-    let received = receiver
-        .await
-        .map_err(|e| anyhow!("flow {index}: receiver task: {e}"))?;
-    let _ = stop_tx.send(());
-    let samples = sampler.await.unwrap_or_default();
-    let stats = connection.stats();
-    connection.close(0u32.into(), b"done");
-    let _stream = send?;
-    let received = received?;
-    let end = received
-        .completed_at
-        .unwrap_or_else(|| deadline.min(Instant::now()));
-    server.close(0u32.into(), b"done");
-    client.close(0u32.into(), b"done");
-    Ok(FlowResult {
-        index,
-        controller: flow.controller,
-        start: flow.start,
-        end: end.saturating_duration_since(epoch),
-        completed: received.completed_at.is_some(),
-        delivered: delivered.load(Ordering::Relaxed),
-        packets_delivered: received.packets,
-        lost_packets: stats.path.lost_packets,
-        congestion_events: stats.path.congestion_events,
-        verified: received.verified,
-        flow_control_limited: stats.frame_tx.data_blocked > 0
-            || stats.frame_tx.stream_data_blocked > 0,
-        min_rtt: Some(stats.path.min_rtt).filter(|d| !d.is_zero()),
-        samples,
-    })
 }
 
 async fn receive(

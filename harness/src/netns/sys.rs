@@ -139,6 +139,30 @@ pub fn delete_namespace(ns: &str) -> anyhow::Result<()> {
     ip(None, &["netns", "del", ns]).map(|_| ())
 }
 
+/// SIGINT and SIGTERM, handled from creation on so that either ends a run through its clean-up.
+pub struct Signals {
+    sigint: tokio::signal::unix::Signal,
+    sigterm: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    pub fn handle() -> anyhow::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self {
+            sigint: signal(SignalKind::interrupt()).context("handling SIGINT")?,
+            sigterm: signal(SignalKind::terminate()).context("handling SIGTERM")?,
+        })
+    }
+
+    /// Waits for either signal; the error to end the run with.
+    pub async fn ended(&mut self) -> anyhow::Error {
+        tokio::select! {
+            _ = self.sigint.recv() => anyhow!("interrupted (SIGINT); the run's namespaces were removed"),
+            _ = self.sigterm.recv() => anyhow!("terminated (SIGTERM); the run's namespaces were removed"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use super::flow::{FlowResult, SAMPLE_INTERVAL};
+use super::flow::FlowResult;
 use super::sys;
 use crate::payload::Pattern;
-use crate::report::Sample;
+use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
 use crate::scenario::KernelTcp;
 
 const AVAILABLE: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
@@ -185,85 +185,163 @@ impl TcpFlow {
         stop: &Arc<AtomicBool>,
     ) -> anyhow::Result<FlowResult> {
         let index = self.index;
-        let pattern = Pattern::new(self.seed, index);
-        let delivered = Arc::new(AtomicU64::new(0));
-        let done = Arc::new(AtomicBool::new(false));
-        let ended = |d: &AtomicBool| {
-            stop.load(Ordering::Relaxed) || d.load(Ordering::Relaxed) || Instant::now() >= deadline
+        let shared = Shared {
+            pattern: Pattern::new(self.seed, index),
+            delivered: Arc::new(AtomicU64::new(0)),
+            done: Arc::new(AtomicBool::new(false)),
+            stop: stop.clone(),
+            epoch,
+            deadline,
         };
-        let receiver = {
-            let delivered = delivered.clone();
-            let done = done.clone();
-            let stop = stop.clone();
-            let bytes = self.bytes;
-            let listener = self.listener;
-            std::thread::spawn(move || {
-                receive(listener, pattern, bytes, &delivered, deadline, &stop, &done)
-            })
-        };
-
-        let start_at = epoch + self.start;
-        while Instant::now() < start_at && !ended(&done) {
-            std::thread::sleep((start_at - Instant::now()).min(Duration::from_millis(50)));
-        }
-        let wait = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(1));
-        self.sender
-            .connect_timeout(&self.addr.into(), wait)
+        let receiver = shared.receive(self.listener, self.bytes);
+        shared.wait_until(epoch + self.start);
+        let stream = connect(self.sender, self.addr, deadline)
             .with_context(|| format!("flow {index}: TCP connect to {}", self.addr))?;
-        let stream: TcpStream = self.sender.into();
         stream.set_write_timeout(Some(IO_TIMEOUT))?;
+        let sampler = shared.sample(stream.try_clone()?);
+        let send_error = shared.send(&stream, self.bytes);
+        // Wait for the receiver (it ends on completion or at the deadline).
+        let received = receiver
+            .join()
+            .map_err(|_| anyhow!("flow {index}: receiver thread panicked"))??;
+        shared.done.store(true, Ordering::Relaxed);
+        let sampled = sampler
+            .join()
+            .map_err(|_| anyhow!("flow {index}: sampler thread panicked"))?;
+        if let (Some(e), false) = (send_error, received.completed_at.is_some()) {
+            return Err(anyhow!("flow {index}: TCP send: {e}"));
+        }
+        let end = received
+            .completed_at
+            .unwrap_or_else(|| deadline.min(Instant::now()));
+        Ok(FlowResult {
+            outcome: FlowOutcome {
+                index,
+                controller: self.controller,
+                start: self.start,
+                end: end.saturating_duration_since(epoch),
+                completed: received.completed_at.is_some(),
+                delivered: shared.delivered.load(Ordering::Relaxed),
+                packets_delivered: received.segments,
+                verified: received.verified,
+                sender: SenderCounts {
+                    lost_packets: sampled.retrans,
+                    congestion_events: sampled.congestion_events,
+                    flow_control_limited: false,
+                },
+                // The kernel's counters are per qdisc, not per flow.
+                queue: None,
+            },
+            min_rtt: sampled.min_rtt,
+            readings: sampled.readings,
+        })
+    }
+}
 
-        let sampler = {
-            let probe = stream.try_clone()?;
-            let delivered = delivered.clone();
-            let done = done.clone();
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                let mut samples = Vec::new();
-                let mut last = TcpInfo::default();
-                let mut events = 0u64;
-                let mut min_rtt = u32::MAX;
-                let mut next = Instant::now();
-                while !(stop.load(Ordering::Relaxed) || done.load(Ordering::Relaxed))
-                    && Instant::now() < deadline
-                {
-                    if let Ok(i) = tcp_info(&probe) {
-                        if i.ca_state >= CA_CWR && last.ca_state < CA_CWR {
-                            events += 1;
-                        }
-                        if i.min_rtt > 0 {
-                            min_rtt = min_rtt.min(i.min_rtt);
-                        }
-                        let mss = i.snd_mss.max(1) as u64;
-                        samples.push(Sample {
-                            t_s: epoch.elapsed().as_secs_f64(),
-                            cwnd_bytes: i.snd_cwnd as u64 * mss,
-                            ssthresh_bytes: (i.snd_ssthresh < INFINITE_SSTHRESH)
-                                .then_some(i.snd_ssthresh as u64 * mss),
-                            rtt_s: i.rtt as f64 / 1e6,
-                            delivered_bytes: delivered.load(Ordering::Relaxed),
-                        });
-                        last = i;
+/// Connects `sender` to `addr`, waiting at most until `deadline` (and at least a millisecond).
+fn connect(sender: Socket, addr: SocketAddr, deadline: Instant) -> anyhow::Result<TcpStream> {
+    let wait = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_millis(1));
+    sender.connect_timeout(&addr.into(), wait)?;
+    Ok(sender.into())
+}
+
+/// What the flow's sender, receiver and sampler threads share.
+struct Shared {
+    pattern: Pattern,
+    /// Bytes the receiver has checked so far.
+    delivered: Arc<AtomicU64>,
+    /// Set by the receiver when it ends, and once the sender has joined it.
+    done: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    epoch: Instant,
+    deadline: Instant,
+}
+
+/// What the sampler saw of the sender over the flow.
+#[derive(Default)]
+struct Sampled {
+    readings: Vec<Reading>,
+    /// Entries into CWR, Recovery or Loss.
+    congestion_events: u64,
+    retrans: u64,
+    min_rtt: Option<Duration>,
+}
+
+impl Shared {
+    fn ended(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+            || self.done.load(Ordering::Relaxed)
+            || Instant::now() >= self.deadline
+    }
+
+    /// Sleeps until `at`, or until the flow has ended.
+    fn wait_until(&self, at: Instant) {
+        while Instant::now() < at && !self.ended() {
+            std::thread::sleep((at - Instant::now()).min(Duration::from_millis(50)));
+        }
+    }
+
+    /// Accepts the connection on `listener` and checks what arrives, on a thread of its own.
+    fn receive(
+        &self,
+        listener: TcpListener,
+        bytes: Option<u64>,
+    ) -> JoinHandle<anyhow::Result<Received>> {
+        let (pattern, deadline) = (self.pattern, self.deadline);
+        let (delivered, done, stop) =
+            (self.delivered.clone(), self.done.clone(), self.stop.clone());
+        std::thread::spawn(move || {
+            receive(listener, pattern, bytes, &delivered, deadline, &stop, &done)
+        })
+    }
+
+    /// Reads the sender's `TCP_INFO` through `probe` every sample interval until the flow ends,
+    /// on a thread of its own.
+    fn sample(&self, probe: TcpStream) -> JoinHandle<Sampled> {
+        let (epoch, deadline) = (self.epoch, self.deadline);
+        let (delivered, done, stop) =
+            (self.delivered.clone(), self.done.clone(), self.stop.clone());
+        std::thread::spawn(move || {
+            let mut out = Sampled::default();
+            let mut last = TcpInfo::default();
+            let mut min_rtt = u32::MAX;
+            let mut next = Instant::now();
+            while !(stop.load(Ordering::Relaxed) || done.load(Ordering::Relaxed))
+                && Instant::now() < deadline
+            {
+                if let Ok(i) = tcp_info(&probe) {
+                    if i.ca_state >= CA_CWR && last.ca_state < CA_CWR {
+                        out.congestion_events += 1;
                     }
-                    next += SAMPLE_INTERVAL;
-                    std::thread::sleep(next.saturating_duration_since(Instant::now()));
+                    if i.min_rtt > 0 {
+                        min_rtt = min_rtt.min(i.min_rtt);
+                    }
+                    out.readings.push(reading(&i, epoch.elapsed(), &delivered));
+                    last = i;
                 }
-                let fin = tcp_info(&probe).unwrap_or(last);
-                if fin.min_rtt > 0 {
-                    min_rtt = min_rtt.min(fin.min_rtt);
-                }
-                (samples, events, fin.total_retrans as u64, min_rtt)
-            })
-        };
+                next += SAMPLE_INTERVAL;
+                std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            }
+            let fin = tcp_info(&probe).unwrap_or(last);
+            if fin.min_rtt > 0 {
+                min_rtt = min_rtt.min(fin.min_rtt);
+            }
+            out.retrans = fin.total_retrans as u64;
+            out.min_rtt = (min_rtt != u32::MAX).then(|| Duration::from_micros(min_rtt as u64));
+            out
+        })
+    }
 
+    /// Writes the flow's bytes until they are all written or the flow ends; a write error that
+    /// is not the run's end.
+    fn send(&self, stream: &TcpStream, bytes: Option<u64>) -> Option<std::io::Error> {
         let mut buf = vec![0u8; CHUNK];
         let mut offset = 0u64;
-        let mut writer = &stream;
-        let mut send_error = None;
-        'send: while !ended(&done) {
-            let n = match self.bytes {
+        let mut writer = stream;
+        while !self.ended() {
+            let n = match bytes {
                 Some(total) => (total - offset).min(CHUNK as u64) as usize,
                 None => CHUNK,
             };
@@ -271,11 +349,11 @@ impl TcpFlow {
                 let _ = stream.shutdown(Shutdown::Write);
                 break;
             }
-            pattern.fill(offset, &mut buf[..n]);
+            self.pattern.fill(offset, &mut buf[..n]);
             let mut sent = 0;
             while sent < n {
-                if ended(&done) {
-                    break 'send;
+                if self.ended() {
+                    return None;
                 }
                 match writer.write(&buf[sent..n]) {
                     Ok(k) => sent += k,
@@ -286,44 +364,25 @@ impl TcpFlow {
                         ) => {}
                     // The receiver ends at the deadline and closes its socket, so a write
                     // racing with that fails (broken pipe, reset): the run's end, not an error.
-                    Err(_) if ended(&done) => break 'send,
-                    Err(e) => {
-                        send_error = Some(e);
-                        break 'send;
-                    }
+                    Err(_) if self.ended() => return None,
+                    Err(e) => return Some(e),
                 }
             }
             offset += n as u64;
         }
-        // Wait for the receiver (it ends on completion or at the deadline).
-        let received = receiver
-            .join()
-            .map_err(|_| anyhow!("flow {index}: receiver thread panicked"))??;
-        done.store(true, Ordering::Relaxed);
-        let (samples, congestion_events, retrans, min_rtt) = sampler
-            .join()
-            .map_err(|_| anyhow!("flow {index}: sampler thread panicked"))?;
-        if let (Some(e), false) = (send_error, received.completed_at.is_some()) {
-            return Err(anyhow!("flow {index}: TCP send: {e}"));
-        }
-        let end = received
-            .completed_at
-            .unwrap_or_else(|| deadline.min(Instant::now()));
-        Ok(FlowResult {
-            index,
-            controller: self.controller,
-            start: self.start,
-            end: end.saturating_duration_since(epoch),
-            completed: received.completed_at.is_some(),
-            delivered: delivered.load(Ordering::Relaxed),
-            packets_delivered: received.segments,
-            lost_packets: retrans,
-            congestion_events,
-            verified: received.verified,
-            flow_control_limited: false,
-            min_rtt: (min_rtt != u32::MAX).then(|| Duration::from_micros(min_rtt as u64)),
-            samples,
-        })
+        None
+    }
+}
+
+/// A sample of the sender's `TCP_INFO`: its window and ssthresh are in segments.
+fn reading(i: &TcpInfo, at: Duration, delivered: &AtomicU64) -> Reading {
+    let mss = i.snd_mss.max(1) as u64;
+    Reading {
+        at,
+        cwnd_bytes: i.snd_cwnd as u64 * mss,
+        ssthresh_bytes: (i.snd_ssthresh < INFINITE_SSTHRESH).then_some(i.snd_ssthresh as u64 * mss),
+        rtt_s: i.rtt as f64 / 1e6,
+        delivered_bytes: delivered.load(Ordering::Relaxed),
     }
 }
 

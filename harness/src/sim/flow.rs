@@ -9,12 +9,11 @@ use quinn_proto::{
     Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError,
 };
 
-use super::clock::{secs, ticks, VTime};
+use super::clock::{ticks, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
 use super::truth::Side;
 use super::SimError;
 use crate::payload::Pattern;
-use crate::report::{Sample, Verdicts};
 
 /// Bytes handed to the sender's stream per `write` call.
 const WRITE_CHUNK: usize = 64 * 1024;
@@ -125,11 +124,6 @@ pub struct FlowState {
     span: tracing::Span,
     pub completion: Option<VTime>,
     pub started: bool,
-    pub verdicts: Verdicts,
-    pub samples: Vec<Sample>,
-    /// Millisecond of the last window-event sample, for downsampling.
-    last_event_ms: Option<u64>,
-    pub ssthresh: Option<u64>,
 }
 
 pub struct FlowSetup {
@@ -188,10 +182,6 @@ impl FlowState {
             ),
             completion: None,
             started: false,
-            verdicts: Verdicts::default(),
-            samples: Vec::new(),
-            last_event_ms: None,
-            ssthresh: None,
         }
     }
 
@@ -384,34 +374,6 @@ impl FlowState {
         net.quinn_ticks += quinn;
         peer.set_timer(next, index, side, net);
         result
-    }
-
-    /// Records a time-series sample at `now`; `event` samples are kept to one per millisecond.
-    pub fn sample(&mut self, now: VTime, cwnd: Option<u64>, event: bool) {
-        let Some(conn) = self.sender_conn() else {
-            return;
-        };
-        let stats = conn.stats();
-        let sample = Sample {
-            t_s: secs(now),
-            cwnd_bytes: cwnd.unwrap_or(stats.path.cwnd),
-            ssthresh_bytes: self.ssthresh,
-            rtt_s: conn.rtt().as_secs_f64(),
-            delivered_bytes: self.receiver.received,
-        };
-        let ms = now / 1_000_000;
-        if event {
-            if self.last_event_ms == Some(ms) {
-                if let Some(last) = self.samples.last_mut() {
-                    *last = sample;
-                    return;
-                }
-            }
-            self.last_event_ms = Some(ms);
-        } else {
-            self.last_event_ms = None;
-        }
-        self.samples.push(sample);
     }
 }
 

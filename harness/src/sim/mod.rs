@@ -42,13 +42,16 @@ use std::time::{Duration, Instant};
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
+use crate::report::record::{
+    EventSamples, FlowOutcome, Reading, Recorder, SenderCounts, SAMPLE_INTERVAL,
+};
 use crate::report::{
-    FlowQueue, FlowSeries, FlowSummary, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary,
-    Timing, VerdictAccuracy,
+    FlowQueue, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
+    VerdictAccuracy,
 };
 use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
-use clock::{from_duration, secs, Clock, VTime, NANOS_PER_SEC};
+use clock::{from_duration, secs, Clock, VTime};
 use flow::{FlowSetup, FlowState};
 use link::IP_UDP_OVERHEAD;
 use network::{Event, Net};
@@ -56,9 +59,6 @@ use truth::{GroundTruth, Verdict};
 
 pub use null_crypto::PacketProtection;
 pub use truth::{Cause, DropRecord};
-
-/// How often every active flow is sampled, besides its controller's window events.
-pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Why a simulation could not run or did not check out.
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +128,7 @@ struct Sim {
     flows: Vec<FlowState>,
     sink: Sink,
     captured: Vec<CwndEvent>,
+    record: Recorder,
     decisions: Vec<LossDecision>,
     end: VTime,
     now: VTime,
@@ -191,6 +192,7 @@ impl Sim {
         let net = Net::new(scenario, &paths, Clock::new(Instant::now()));
         Ok(Self {
             net,
+            record: Recorder::new(flows.len(), EventSamples::OnePerMs),
             flows,
             sink,
             captured: Vec::new(),
@@ -241,9 +243,11 @@ impl Sim {
                     None
                 }
                 Event::Tick => {
-                    for f in &mut self.flows {
+                    for f in &self.flows {
                         if f.started && !f.done() {
-                            f.sample(now, None, false);
+                            if let Some(r) = reading(f, now) {
+                                self.record.reading(f.index, r);
+                            }
                         }
                     }
                     if now + tick <= self.end {
@@ -254,11 +258,13 @@ impl Sim {
             };
             self.collect(now);
             if let Some(i) = touched {
-                let f = &mut self.flows[i];
-                if f.bytes.is_some() && f.completion == Some(now) && !f.samples.is_empty() {
-                    let last = f.samples.last().map(|s| s.t_s);
+                let f = &self.flows[i];
+                let last = self.record.last_sample(i).map(|s| s.t_s);
+                if f.bytes.is_some() && f.completion == Some(now) && last.is_some() {
                     if last != Some(secs(now)) {
-                        f.sample(now, None, false);
+                        if let Some(r) = reading(f, now) {
+                            self.record.reading(i, r);
+                        }
                     }
                     unfinished = unfinished.saturating_sub(1);
                     if all_finite && unfinished == 0 {
@@ -284,86 +290,29 @@ impl Sim {
                 self.net.delays.score(e.flow, now, delay);
                 continue;
             }
-            let Some(f) = self.flows.get_mut(e.flow) else {
+            let Some(f) = self.flows.get(e.flow) else {
                 continue;
             };
-            if let Some(ss) = e.ssthresh {
-                // `u64::MAX` stands for "no reduction yet".
-                f.ssthresh = (ss != u64::MAX).then_some(ss);
+            self.record.event(&e, reading(f, now));
+            // A CE mark is no loss: nothing in the ground truth to score it against.
+            if let (true, false, Some(verdict)) = (e.loss, e.ecn_mark, e.verdict) {
+                self.decisions.push(LossDecision {
+                    flow: e.flow,
+                    at: now,
+                    sent_age_us: e.sent_age_us,
+                    verdict,
+                });
             }
-            if e.loss {
-                if let Some(verdict) = e.verdict {
-                    match verdict {
-                        Verdict::Random => f.verdicts.random += 1,
-                        Verdict::Congestion => f.verdicts.congestion += 1,
-                    }
-                    // A CE mark is no loss: nothing in the ground truth to score it against.
-                    if e.ecn_mark {
-                        f.verdicts.ecn_marks += 1;
-                        f.sample(now, e.cwnd, true);
-                        continue;
-                    }
-                    self.decisions.push(LossDecision {
-                        flow: e.flow,
-                        at: now,
-                        sent_age_us: e.sent_age_us,
-                        verdict,
-                    });
-                }
-            }
-            f.sample(now, e.cwnd, true);
         }
     }
 
     /// The summary, the time series, and the ticks spent inside quinn-proto.
-    fn finish(&self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
+    fn finish(self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
         let end = self.now;
-        let mut flows = Vec::with_capacity(self.flows.len());
-        let mut series = Vec::with_capacity(self.flows.len());
-        for f in &self.flows {
-            let stats = f.sender_conn().map(|c| c.stats());
-            let finish = f.completion.unwrap_or(end);
-            let span = finish.saturating_sub(f.start);
-            let goodput = if span > 0 {
-                f.delivered() as f64 * 8.0 * NANOS_PER_SEC as f64 / span as f64
-            } else {
-                0.0
-            };
-            flows.push(FlowSummary {
-                flow: f.index,
-                controller: f.controller.clone(),
-                bytes_delivered: f.delivered(),
-                packets_delivered: f.packets_delivered(),
-                goodput_bps: goodput,
-                start_s: secs(f.start),
-                completion_time_s: f.completion.map(|c| secs(c - f.start)),
-                lost_packets: stats.map_or(0, |s| s.path.lost_packets),
-                congestion_events: stats.map_or(0, |s| s.path.congestion_events),
-                verdicts: f.verdicts,
-                verified: true,
-                flow_control_limited: stats.is_some_and(|s| {
-                    s.frame_tx.data_blocked > 0 || s.frame_tx.stream_data_blocked > 0
-                }),
-                queue: Some(FlowQueue {
-                    drops: self.net.truth.queue_drops_of(f.index),
-                    delay: self.net.flow_queue_delay(f.index),
-                }),
-            });
-            series.push(FlowSeries {
-                flow: f.index,
-                controller: f.controller.clone(),
-                samples: f.samples.clone(),
-            });
-        }
-        let mut accuracy = VerdictAccuracy::default();
-        for d in &self.decisions {
-            let Some(age) = d.sent_age_us else { continue };
-            let to = d.at.saturating_sub(age * 1000);
-            let from = d.at.saturating_sub((age + 1) * 1000 - 1).min(to);
-            let cause = self.net.truth.cause_of(d.flow, from, to);
-            GroundTruth::score(&mut accuracy, d.verdict, cause);
-        }
+        let outcomes: Vec<FlowOutcome> = self.flows.iter().map(|f| self.outcome(f, end)).collect();
         let links = self.link_summaries(scenario, end);
+        let accuracy = self.verdict_accuracy();
+        let (flows, series) = self.record.finish(outcomes);
         let summary = Summary {
             scenario: scenario.name.clone(),
             link: LinkInfo {
@@ -379,6 +328,42 @@ impl Sim {
             delay_signals: self.net.delays.summary(),
         };
         (summary, series, self.net.quinn_ticks)
+    }
+
+    /// What flow `f` did, in a run that ended at `end`.
+    fn outcome(&self, f: &FlowState, end: VTime) -> FlowOutcome {
+        FlowOutcome {
+            index: f.index,
+            controller: f.controller.clone(),
+            start: Duration::from_nanos(f.start),
+            end: Duration::from_nanos(f.completion.unwrap_or(end)),
+            completed: f.completion.is_some(),
+            delivered: f.delivered(),
+            packets_delivered: f.packets_delivered(),
+            // Every byte was checked on receipt; a mismatch ends the run with an error.
+            verified: true,
+            sender: f
+                .sender_conn()
+                .map(|c| SenderCounts::of_quinn(&c.stats()))
+                .unwrap_or_default(),
+            queue: Some(FlowQueue {
+                drops: self.net.truth.queue_drops_of(f.index),
+                delay: self.net.flow_queue_delay(f.index),
+            }),
+        }
+    }
+
+    /// The controllers' loss decisions scored against the drops' true causes.
+    fn verdict_accuracy(&self) -> VerdictAccuracy {
+        let mut accuracy = VerdictAccuracy::default();
+        for d in &self.decisions {
+            let Some(age) = d.sent_age_us else { continue };
+            let to = d.at.saturating_sub(age * 1000);
+            let from = d.at.saturating_sub((age + 1) * 1000 - 1).min(to);
+            let cause = self.net.truth.cause_of(d.flow, from, to);
+            GroundTruth::score(&mut accuracy, d.verdict, cause);
+        }
+        accuracy
     }
 
     /// Each link's summary over a run that ended at `end`.
@@ -427,4 +412,16 @@ impl Sim {
             })
             .collect()
     }
+}
+
+/// What `f`'s sender shows at `now`, once it has a connection.
+fn reading(f: &FlowState, now: VTime) -> Option<Reading> {
+    let conn = f.sender_conn()?;
+    Some(Reading {
+        at: Duration::from_nanos(now),
+        cwnd_bytes: conn.stats().path.cwnd,
+        ssthresh_bytes: None,
+        rtt_s: conn.rtt().as_secs_f64(),
+        delivered_bytes: f.delivered(),
+    })
 }
