@@ -12,26 +12,16 @@ use anyhow::{anyhow, Context};
 use tokio::task::JoinSet;
 
 use super::plan::{Node, Plan};
+pub use super::result::FlowResult;
 use super::sys::{self, Signals};
 use super::topology::Topology;
 use super::{quic, tcp};
-use crate::report::record::{FlowOutcome, Reading};
 use crate::scenario::Scenario;
 use crate::tls;
 use crate::transport::FlowTransport;
 
 const QUIC_PORT: u16 = 4433;
 const TCP_PORT: u16 = 5001;
-
-/// What a flow of either kind (QUIC or kernel TCP) reports at its end.
-#[derive(Debug, Clone, Default)]
-pub struct FlowResult {
-    pub outcome: FlowOutcome,
-    /// The smallest RTT the sender saw, for the links' base RTT.
-    pub min_rtt: Option<Duration>,
-    /// The sender read every sample interval.
-    pub readings: Vec<Reading>,
-}
 
 /// Every flow of a run, ended.
 pub struct Finished {

@@ -27,6 +27,7 @@ mod links;
 pub mod names;
 pub mod plan;
 mod quic;
+mod result;
 pub mod sys;
 pub mod tc;
 pub mod tcp;

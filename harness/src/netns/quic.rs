@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use tokio::time::timeout_at;
 use tracing::Instrument;
 
-use super::flow::FlowResult;
+use super::result::FlowResult;
 use crate::payload::Pattern;
 use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
 use crate::tls;

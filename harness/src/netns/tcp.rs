@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use super::flow::FlowResult;
+use super::result::FlowResult;
 use super::sys;
 use crate::payload::Pattern;
 use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
