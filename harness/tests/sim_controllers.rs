@@ -84,3 +84,30 @@ fn every_registry_controller_runs_and_is_scored() {
         }
     }
 }
+
+/// A stock quinn receiver holds at most 1024 separate spans of a stream and closes the
+/// connection when a frame needs more. Slow start's overshoot into a one-BDP queue at 1 Gbit/s
+/// leaves that many holes: the run ends normally and reports the close as the flow's outcome.
+#[test]
+fn a_receiver_that_closes_is_the_flows_outcome_not_a_failed_run() {
+    let s = scenario(
+        "gigabit",
+        2.0,
+        1,
+        vec![link(
+            "l",
+            1000.0,
+            20,
+            bdp_packets(1000.0, 40),
+            LossModel::None,
+        )],
+        vec![flow("quinn-newreno", 0, None)],
+    );
+    let out = sim::run(&s).expect("a receiver's close is an outcome, not an error");
+    let f = &out.summary.flows[0];
+    let why = f.receiver_closed.as_deref().expect("the receiver closed");
+    assert!(why.contains("too many gaps"), "{why}");
+    assert!(f.verified && f.completion_time_s.is_none(), "{f:?}");
+    let json = serde_json::to_value(&out.summary).unwrap();
+    assert_eq!(json["flows"][0]["receiver_closed"], why);
+}

@@ -112,6 +112,9 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
             // Neither engine attributes its queue's drops and delays to flows (the kernel's
             // counters are per qdisc), so netns summaries leave this out.
             queue: None,
+            // A receiver that closes ends the run with an error in namespaces; the simulator
+            // reports it as an outcome.
+            receiver_closed: None,
         },
         min_rtt: Some(stats.path.min_rtt).filter(|d| !d.is_zero()),
         readings,

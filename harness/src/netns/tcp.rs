@@ -231,6 +231,7 @@ impl TcpFlow {
                 },
                 // The kernel's counters are per qdisc, not per flow.
                 queue: None,
+                receiver_closed: None,
             },
             min_rtt: sampled.min_rtt,
             readings: sampled.readings,

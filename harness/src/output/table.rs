@@ -122,6 +122,15 @@ pub fn run_footer(summary: &Summary) -> String {
     if let Some(d) = summary.drops {
         let _ = writeln!(s, "drops: {} queue, {} channel", d.queue, d.channel);
     }
+    for f in &summary.flows {
+        if let Some(why) = &f.receiver_closed {
+            let _ = writeln!(
+                s,
+                "flow {}: the receiver closed the connection: {why}",
+                f.flow
+            );
+        }
+    }
     for l in &summary.links {
         let mut parts = Vec::new();
         if let Some(q) = l.queue_delay {

@@ -100,6 +100,12 @@ pub struct FlowSummary {
     /// (the simulator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<FlowQueue>,
+    /// Why the receiving endpoint closed the connection before the flow ended: a stock quinn
+    /// receiver gives up, for one, when a stream has more than 1024 holes ("too many gaps in
+    /// stream buffer"). The flow's figures stop there; it is an outcome of the path and the
+    /// controller, not a failed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_closed: Option<String>,
 }
 
 /// The queues' treatment of one flow's data packets: what a fair-queueing bottleneck is judged

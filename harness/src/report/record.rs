@@ -56,6 +56,8 @@ pub struct FlowOutcome {
     pub sender: SenderCounts,
     /// Where the runner sees every packet of the flow (the simulator).
     pub queue: Option<FlowQueue>,
+    /// Why the receiver closed the connection before the flow ended, if it did.
+    pub receiver_closed: Option<String>,
 }
 
 impl FlowOutcome {
@@ -80,6 +82,7 @@ impl FlowOutcome {
             verified: self.verified,
             flow_control_limited: self.sender.flow_control_limited,
             queue: self.queue,
+            receiver_closed: self.receiver_closed.clone(),
         }
     }
 }

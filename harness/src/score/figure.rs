@@ -31,6 +31,7 @@ pub enum Figure {
     LinkEfficiency,
     OwnDropsVsPeer,
     OwnQueueP95VsPeer,
+    ReceiverClosed,
 }
 
 impl Figure {
@@ -54,6 +55,7 @@ impl Figure {
             Figure::LinkEfficiency => "link_efficiency",
             Figure::OwnDropsVsPeer => "own_drops_vs_peer",
             Figure::OwnQueueP95VsPeer => "own_queue_p95_vs_peer",
+            Figure::ReceiverClosed => "receiver_closed",
         }
     }
 
@@ -99,6 +101,7 @@ impl Figure {
             }
             Flows::Among { .. } => {}
         }
+        f.push(ReceiverClosed);
         f
     }
 }
@@ -172,6 +175,7 @@ impl SeedValues {
         let run = runs.get(class, controller, false, seed)?;
         let mut v = SeedValues::default();
         v.set(Figure::QueueDelayP95S, queue_p95(run));
+        v.set(Figure::ReceiverClosed, Some(receiver_closed(class, run)));
         match class.flows {
             Flows::Alone => v.alone(class, controller, seed, run, runs),
             Flows::Against { peer } => v.against(class, controller, peer, seed, run, runs),
@@ -288,6 +292,21 @@ pub const DROPS_REFERENCE: &str = "newreno";
 /// `a / b`, defined when `b` is positive.
 fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b)
+}
+
+/// 1 when the receiver closed the controller's connection (any flow's, among flows of the
+/// controller), else 0: the mean over seeds is the share of runs a stock quinn receiver ended.
+fn receiver_closed(class: &PathClass, run: &Summary) -> f64 {
+    let own = match class.flows {
+        Flows::Among { .. } => run.flows.len(),
+        Flows::Alone | Flows::Against { .. } => 1,
+    };
+    let closed = run
+        .flows
+        .iter()
+        .take(own)
+        .any(|f| f.receiver_closed.is_some());
+    f64::from(u8::from(closed))
 }
 
 /// What the queues did to flow `flow`'s data packets, where the runner reports it.

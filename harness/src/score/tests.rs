@@ -122,6 +122,7 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
                 verified: true,
                 flow_control_limited: false,
                 queue: None,
+                receiver_closed: None,
             })
             .collect(),
         links: vec![],

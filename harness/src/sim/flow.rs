@@ -124,6 +124,8 @@ pub struct FlowState {
     span: tracing::Span,
     pub completion: Option<VTime>,
     pub started: bool,
+    /// Why the receiver closed the connection before the flow ended.
+    pub receiver_closed: Option<String>,
 }
 
 pub struct FlowSetup {
@@ -182,6 +184,7 @@ impl FlowState {
             ),
             completion: None,
             started: false,
+            receiver_closed: None,
         }
     }
 
@@ -339,14 +342,19 @@ impl FlowState {
         };
         drain(conn, &mut quinn);
         let result = loop {
-            let completed = self.completion.is_some();
+            let ended = Ended {
+                completed: self.completion.is_some(),
+                receiver_closed: &mut self.receiver_closed,
+            };
             let (sender, receiver) = (&mut self.sender, &mut self.receiver);
-            if let Err(e) = app_events(side, conn, sender, receiver, completed, &mut quinn, index) {
+            if let Err(e) = app_events(side, conn, sender, receiver, ended, &mut quinn, index) {
                 net.quinn_ticks += quinn;
                 return Err(e);
             }
-            // Application I/O.
+            // Application I/O, while the receiver has not closed the connection; the closing
+            // connection still sends its CONNECTION_CLOSE below.
             let io = match side {
+                _ if self.receiver_closed.is_some() => Ok(()),
                 Side::Sender => write(&mut self.sender, &self.pattern, conn, &mut quinn, index),
                 Side::Receiver => read(
                     &mut self.receiver,
@@ -377,18 +385,27 @@ impl FlowState {
     }
 }
 
+/// How far a flow got, as its connection's events are handed out.
+struct Ended<'a> {
+    completed: bool,
+    receiver_closed: &'a mut Option<String>,
+}
+
 /// Hands `side`'s application the connection's events: the sender's stream opens or becomes
 /// writable, the receiver's stream arrives. A lost connection is an error unless the flow had
-/// completed.
+/// completed, or the receiver closed it: the receiver's own close (a stock quinn receiver gives
+/// up on a stream with more than 1024 holes) is the flow's outcome, and the sender then loses
+/// its connection as a consequence.
 fn app_events(
     side: Side,
     conn: &mut Connection,
     sender: &mut Sender,
     receiver: &mut Receiver,
-    completed: bool,
+    ended: Ended<'_>,
     quinn: &mut u64,
     flow: usize,
 ) -> Result<(), SimError> {
+    let completed = ended.completed;
     while let Some(ev) = timed(quinn, || conn.poll()) {
         match ev {
             Event::Connected if side == Side::Sender => {
@@ -404,6 +421,12 @@ fn app_events(
                 sender.writable = true;
             }
             Event::ConnectionLost { reason } if !completed => {
+                if side == Side::Receiver {
+                    *ended.receiver_closed = Some(reason.to_string());
+                }
+                if ended.receiver_closed.is_some() {
+                    return Ok(());
+                }
                 return Err(SimError::Connection {
                     flow,
                     side: format!("{side:?}").to_lowercase(),

@@ -24,6 +24,7 @@ fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary 
         verified: true,
         flow_control_limited: false,
         queue: None,
+        receiver_closed: None,
     }
 }
 
