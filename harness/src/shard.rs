@@ -136,54 +136,85 @@ pub fn gather(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
     let mut slots: Vec<Option<(ManifestRun, PathBuf)>> = vec![None; first.total];
     for dir in dirs {
         let m = Manifest::read(dir)?;
-        let differs = |what: &str, a: &str, b: &str| {
-            anyhow::anyhow!(
-                "{} and {} are not shards of one plan: {what} differs ({a} vs {b})",
-                first_dir.display(),
-                dir.display()
-            )
-        };
-        if m.command != first.command {
-            return Err(differs("the command", &first.command, &m.command));
-        }
-        if m.version != first.version {
-            return Err(differs("the discern version", &first.version, &m.version));
-        }
-        if m.scenario_hash != first.scenario_hash {
-            return Err(differs(
-                "the scenario (hash)",
-                &first.scenario_hash,
-                &m.scenario_hash,
-            ));
-        }
-        if m.spec != first.spec || m.total != first.total {
-            return Err(differs(
-                "the plan (controllers, values, seeds)",
-                &first.spec.to_string(),
-                &m.spec.to_string(),
-            ));
-        }
-        for run in m.runs {
-            let Some(slot) = slots.get_mut(run.index) else {
-                bail!(
-                    "{}: run {} is outside the plan of {} runs",
-                    dir.display(),
-                    run.index,
-                    first.total
-                );
-            };
-            if let Some((_, other)) = slot {
-                bail!(
-                    "run {} ({}) is in two shards: {} and {}",
-                    run.index,
-                    run.dir,
-                    other.display(),
-                    dir.display()
-                );
-            }
-            *slot = Some((run, dir.clone()));
-        }
+        same_plan(&first, first_dir, &m, dir)?;
+        place_runs(&mut slots, m.runs, dir, first.total)?;
     }
+    all_placed(&slots, first.total)?;
+    let (runs, sources): (Vec<ManifestRun>, Vec<PathBuf>) = slots.into_iter().flatten().unzip();
+    Ok(Merged {
+        manifest: Manifest {
+            shard: Shard::ALL.to_string(),
+            runs,
+            ..first
+        },
+        sources,
+    })
+}
+
+/// Checks that shard `m` (in `dir`) was cut from the same plan as `first` (in `first_dir`).
+fn same_plan(first: &Manifest, first_dir: &Path, m: &Manifest, dir: &Path) -> anyhow::Result<()> {
+    let differs = |what: &str, a: &str, b: &str| {
+        anyhow::anyhow!(
+            "{} and {} are not shards of one plan: {what} differs ({a} vs {b})",
+            first_dir.display(),
+            dir.display()
+        )
+    };
+    if m.command != first.command {
+        return Err(differs("the command", &first.command, &m.command));
+    }
+    if m.version != first.version {
+        return Err(differs("the discern version", &first.version, &m.version));
+    }
+    if m.scenario_hash != first.scenario_hash {
+        return Err(differs(
+            "the scenario (hash)",
+            &first.scenario_hash,
+            &m.scenario_hash,
+        ));
+    }
+    if m.spec != first.spec || m.total != first.total {
+        return Err(differs(
+            "the plan (controllers, values, seeds)",
+            &first.spec.to_string(),
+            &m.spec.to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Puts each of a shard's runs in its slot, which no other shard may have filled.
+fn place_runs(
+    slots: &mut [Option<(ManifestRun, PathBuf)>],
+    runs: Vec<ManifestRun>,
+    dir: &Path,
+    total: usize,
+) -> anyhow::Result<()> {
+    for run in runs {
+        let Some(slot) = slots.get_mut(run.index) else {
+            bail!(
+                "{}: run {} is outside the plan of {} runs",
+                dir.display(),
+                run.index,
+                total
+            );
+        };
+        if let Some((_, other)) = slot {
+            bail!(
+                "run {} ({}) is in two shards: {} and {}",
+                run.index,
+                run.dir,
+                other.display(),
+                dir.display()
+            );
+        }
+        *slot = Some((run, dir.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// Checks that every run of the plan is in some shard.
+fn all_placed(slots: &[Option<(ManifestRun, PathBuf)>], total: usize) -> anyhow::Result<()> {
     let missing: Vec<String> = slots
         .iter()
         .enumerate()
@@ -195,7 +226,7 @@ pub fn gather(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
         bail!(
             "{} of {} runs are in no shard given (indices {}{}): is a shard folder missing?",
             missing.len(),
-            first.total,
+            total,
             shown.join(", "),
             if missing.len() > shown.len() {
                 ", ..."
@@ -204,15 +235,7 @@ pub fn gather(dirs: &[PathBuf]) -> anyhow::Result<Merged> {
             }
         );
     }
-    let (runs, sources): (Vec<ManifestRun>, Vec<PathBuf>) = slots.into_iter().flatten().unzip();
-    Ok(Merged {
-        manifest: Manifest {
-            shard: Shard::ALL.to_string(),
-            runs,
-            ..first
-        },
-        sources,
-    })
+    Ok(())
 }
 
 /// Copies `from` (a folder) to `to`, recursively.

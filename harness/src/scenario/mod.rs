@@ -8,6 +8,7 @@
 
 mod controller;
 mod error;
+mod keys;
 mod model;
 mod overrides;
 mod parse;

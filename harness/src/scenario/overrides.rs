@@ -3,8 +3,10 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use super::error::Diag;
+use super::keys;
 use super::raw::{At, Entry, Kind, Node};
 
 /// One `KEY=VALUE` override. Keys: `name`, `description`, `duration`, `seed`, `mtu`,
@@ -50,32 +52,7 @@ impl fmt::Display for Override {
 }
 
 /// Every key an override may name, for messages.
-pub const KEYS: &str = "name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
-(link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, \
-loss.start, loss.count, and the same under reverse_loss; flow FIELD: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold)";
-
-const TOP_FIELDS: [&str; 5] = ["name", "description", "duration", "seed", "mtu"];
-/// Link fields an override replaces whole (`rate`, `queue`, `ecn`, `jitter` and `reorder` also
-/// take inline tables, e.g. `link.b.ecn={ threshold = 20 }`).
-const LINK_FIELDS: [&str; 7] = [
-    "rate", "delay", "queue", "ecn", "jitter", "reorder", "police",
-];
-const LOSS_FIELDS: [&str; 10] = [
-    "model", "rate", "p", "r", "h", "k", "every", "drops", "start", "count",
-];
-const FLOW_FIELDS: [&str; 8] = [
-    "controller",
-    "path",
-    "start",
-    "bytes",
-    "count",
-    "receive_window",
-    "max_ack_delay",
-    "ack_eliciting_threshold",
-];
-
-/// Fields whose value is text: a bare value is always taken as that text (`--set name=2`).
-const TEXT_FIELDS: [&str; 4] = ["name", "description", "controller", "model"];
+pub static KEYS: LazyLock<String> = LazyLock::new(keys::override_help);
 
 /// Apply `overrides` in order to the document's root table.
 pub(crate) fn apply(root: &mut Node, overrides: &[Override]) -> Result<(), Diag> {
@@ -91,35 +68,28 @@ fn apply_one(root: &mut Node, ov: &Override, index: usize) -> Result<(), Diag> {
     let unknown = || {
         Diag::new(
             at,
-            format!("unknown key \"{key}\"; expected one of: {KEYS}"),
+            format!("unknown key \"{key}\"; expected one of: {}", *KEYS),
         )
     };
-    if TOP_FIELDS.contains(&key) {
+    if keys::settable_names(keys::TOP).contains(&key) {
         set(root, key, value_node(&ov.value, key, index));
         return Ok(());
     }
     if let Some(rest) = key.strip_prefix("link.") {
-        let (name, field) = split_link_key(rest).ok_or_else(|| {
-            Diag::new(
-                at,
-                format!(
-                    "unknown link field in \"{key}\"; expected link.NAME.FIELD with FIELD one of: \
-                     rate, delay, queue, ecn, jitter, reorder, police, loss.FIELD, reverse_loss.FIELD (FIELD of a loss: {})",
-                    LOSS_FIELDS.join(", ")
-                ),
-            )
-        })?;
+        let (name, field) =
+            split_link_key(rest).ok_or_else(|| Diag::new(at, unknown_link_field(key)))?;
         let link = find_link(root, name, at)?;
         return set_link_field(link, field, &ov.value, index);
     }
     if let Some(rest) = key.strip_prefix("flow.") {
         let (which, field) = rest.split_once('.').ok_or_else(unknown)?;
-        if !FLOW_FIELDS.contains(&field) {
+        let fields = keys::settable_names(keys::FLOW);
+        if !fields.contains(&field) {
             return Err(Diag::new(
                 at,
                 format!(
                     "unknown flow field \"{field}\"; expected flow.INDEX.FIELD or flow.*.FIELD with FIELD one of: {}",
-                    FLOW_FIELDS.join(", ")
+                    fields.join(", ")
                 ),
             ));
         }
@@ -153,15 +123,36 @@ fn apply_one(root: &mut Node, ov: &Override, index: usize) -> Result<(), Diag> {
     Err(unknown())
 }
 
+/// The message for a `link.` key whose field is not one of a link's.
+fn unknown_link_field(key: &str) -> String {
+    let groups: Vec<String> = keys::loss_groups()
+        .iter()
+        .map(|g| format!("{g}.FIELD"))
+        .collect();
+    format!(
+        "unknown link field in \"{key}\"; expected link.NAME.FIELD with FIELD one of: {}, {} \
+         (FIELD of a loss: {})",
+        keys::link_fields().join(", "),
+        groups.join(", "),
+        keys::names(keys::LOSS).join(", ")
+    )
+}
+
 /// `NAME.FIELD` -> (`NAME`, `FIELD`), where FIELD may itself be dotted (`loss.rate`). Link names
 /// may contain dots; the field is matched at the end.
 fn split_link_key(rest: &str) -> Option<(&str, &str)> {
+    // A loss field before the link's own: `a.loss.rate` is link `a`'s loss rate, not the rate of
+    // link `a.loss`.
     let mut fields: Vec<String> = Vec::new();
-    for group in ["reverse_loss", "loss"] {
-        fields.extend(LOSS_FIELDS.iter().map(|f| format!("{group}.{f}")));
+    for group in keys::loss_groups() {
+        fields.extend(
+            keys::names(keys::LOSS)
+                .iter()
+                .map(|f| format!("{group}.{f}")),
+        );
         fields.push(group.to_string());
     }
-    fields.extend(LINK_FIELDS.iter().map(|f| f.to_string()));
+    fields.extend(keys::link_fields().iter().map(|f| f.to_string()));
     for field in &fields {
         if let Some(name) = rest.strip_suffix(field.as_str()) {
             if let Some(name) = name.strip_suffix('.') {
@@ -303,7 +294,7 @@ fn set(table: &mut Node, key: &str, value: Node) {
 fn value_node(raw: &str, field: &str, index: usize) -> Node {
     let at = At::Override(index);
     match raw.trim().parse::<toml_edit::Value>() {
-        Ok(v) if !TEXT_FIELDS.contains(&field) || v.is_str() => super::raw::from_value(&v, index),
+        Ok(v) if !keys::is_text(field) || v.is_str() => super::raw::from_value(&v, index),
         _ => Node::new(at, Kind::Str(raw.to_string())),
     }
 }

@@ -6,45 +6,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::error::{describe, Diag};
+use super::keys::{self, Key, Variant};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
     Policer, Reorder, Scenario,
 };
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
-
-const TOP_KEYS: [&str; 7] = [
-    "name",
-    "description",
-    "duration",
-    "seed",
-    "mtu",
-    "link",
-    "flow",
-];
-const LINK_KEYS: [&str; 10] = [
-    "name",
-    "rate",
-    "delay",
-    "queue",
-    "loss",
-    "reverse_loss",
-    "ecn",
-    "jitter",
-    "reorder",
-    "police",
-];
-const FLOW_KEYS: [&str; 8] = [
-    "controller",
-    "path",
-    "start",
-    "bytes",
-    "count",
-    "receive_window",
-    "max_ack_delay",
-    "ack_eliciting_threshold",
-];
-const MODELS: &str = "none, bernoulli, gilbert-elliott, burst";
 
 /// QUIC needs 1200-byte UDP payloads; IPv4 and UDP headers add 28 bytes.
 pub const MIN_MTU: u16 = 1228;
@@ -60,6 +28,8 @@ struct Table<'a> {
     prefix: String,
     /// The table in an unknown-key message: `at top level`, `in [[link]] "bottleneck"`.
     place: String,
+    /// The keys the table may hold.
+    keys: &'static [Key],
 }
 
 impl<'a> Table<'a> {
@@ -75,7 +45,17 @@ impl<'a> Table<'a> {
         Diag::new(at, format!("{}{}", self.prefix, message.as_ref()))
     }
 
-    fn check_keys(&self, allowed: &[&str]) -> Result<(), Diag> {
+    /// The entry `key`, read by `read` if the table has it.
+    fn optional<T>(
+        &self,
+        key: &str,
+        read: impl FnOnce(&'a Entry) -> Result<T, Diag>,
+    ) -> Result<Option<T>, Diag> {
+        self.get(key).map(read).transpose()
+    }
+
+    fn check_keys(&self) -> Result<(), Diag> {
+        let allowed = keys::names(self.keys);
         for e in self.entries() {
             if !allowed.contains(&e.key.as_str()) {
                 let mut msg = format!(
@@ -84,7 +64,7 @@ impl<'a> Table<'a> {
                     self.place,
                     allowed.join(", ")
                 );
-                if let Some(near) = closest(&e.key, allowed) {
+                if let Some(near) = closest(&e.key, &allowed) {
                     msg.push_str(&format!(" (did you mean \"{near}\"?)"));
                 }
                 return Err(Diag::new(e.key_at, msg));
@@ -93,7 +73,13 @@ impl<'a> Table<'a> {
         Ok(())
     }
 
-    fn required(&self, key: &str, hint: &str) -> Result<&'a Entry, Diag> {
+    /// The entry `key`, which the table must have; its declaration says what it is for.
+    fn required(&self, key: &str) -> Result<&'a Entry, Diag> {
+        let declared = self.keys.iter().find(|k| k.name == key);
+        self.require(key, declared.expect("a required key is declared").doc)
+    }
+
+    fn require(&self, key: &str, hint: &str) -> Result<&'a Entry, Diag> {
         self.get(key).ok_or_else(|| {
             self.diag(
                 self.node.at,
@@ -300,45 +286,62 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
         node: root_node,
         prefix: String::new(),
         place: "at top level".into(),
+        keys: keys::TOP,
     };
     if root.entries().is_empty() {
         return Err(empty(root_node.at));
     }
-    root.check_keys(&TOP_KEYS)?;
-    let e = root.required("name", "the scenario's name, e.g. \"errors-only\"")?;
+    root.check_keys()?;
+    let e = root.required("name")?;
     let name = root
         .non_empty_string(e, "a name, such as \"errors-only\"")?
         .to_string();
-    let e = root.required("description", "one line saying what the scenario shows")?;
+    let e = root.required("description")?;
     let description = root.string(e, "a one-line description")?.to_string();
-    let e = root.required("duration", "how long flows send, e.g. \"100s\"")?;
-    let duration = root.positive_duration(e, "100s")?;
-    let seed = match root.get("seed") {
-        Some(e) => root.integer(e, "a non-negative integer seed", 1, 0, i64::MAX)? as u64,
-        None => 1,
-    };
-    let mtu = match root.get("mtu") {
-        Some(e) => root.integer(
+    let duration = root.positive_duration(root.required("duration")?, "100s")?;
+    let seed = root
+        .optional("seed", |e| {
+            root.integer(e, "a non-negative integer seed", 1, 0, i64::MAX)
+        })?
+        .map_or(1, |seed| seed as u64);
+    let mtu = mtu(&root)?;
+    let links = links(&root, base, mtu)?;
+    let flows = flows(&root, &links, duration)?;
+    Ok(Scenario {
+        name,
+        description,
+        duration,
+        seed,
+        mtu,
+        links,
+        flows,
+        source: None,
+    })
+}
+
+fn mtu(root: &Table<'_>) -> Result<u16, Diag> {
+    let mtu = root.optional("mtu", |e| {
+        root.integer(
             e,
             "an IP MTU in bytes (QUIC needs 1200-byte datagrams plus 28 bytes of IPv4/UDP headers)",
             1500,
             MIN_MTU.into(),
             MAX_MTU.into(),
-        )? as u16,
-        None => 1500,
-    };
+        )
+    })?;
+    Ok(mtu.map_or(1500, |mtu| mtu as u16))
+}
 
-    let e = root.required(
-        "link",
-        "at least one [[link]] table with name, rate, delay and queue",
-    )?;
-    let link_nodes = array_of_tables(&root, e)?;
-    if link_nodes.is_empty() {
+/// The `[[link]]` entries, whose names must be unique.
+fn links(root: &Table<'_>, base: &Path, mtu: u16) -> Result<Vec<Link>, Diag> {
+    let e = root.required("link")?;
+    let nodes = array_of_tables(root, e)?;
+    if nodes.is_empty() {
         return Err(root.diag(e.value.at, "link is empty; expected at least one [[link]]"));
     }
-    let mut links = Vec::with_capacity(link_nodes.len());
+    let mut links = Vec::with_capacity(nodes.len());
     let mut seen: HashMap<String, At> = HashMap::new();
-    for (i, node) in link_nodes.iter().enumerate() {
+    for (i, node) in nodes.iter().enumerate() {
         let link = link(node, i, base, mtu)?;
         let name_at = node.get("name").map_or(node.at, |e| e.value.at);
         if let Some(first) = seen.get(&link.name) {
@@ -354,122 +357,88 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
         seen.insert(link.name.clone(), name_at);
         links.push(link);
     }
+    Ok(links)
+}
 
-    let e = root.required(
-        "flow",
-        "at least one [[flow]] table with controller and path",
-    )?;
-    let flow_nodes = array_of_tables(&root, e)?;
-    if flow_nodes.is_empty() {
+fn flows(root: &Table<'_>, links: &[Link], duration: Duration) -> Result<Vec<Flow>, Diag> {
+    let e = root.required("flow")?;
+    let nodes = array_of_tables(root, e)?;
+    if nodes.is_empty() {
         return Err(root.diag(e.value.at, "flow is empty; expected at least one [[flow]]"));
     }
-    let mut flows = Vec::with_capacity(flow_nodes.len());
-    for (i, node) in flow_nodes.iter().enumerate() {
-        flows.push(flow(node, i, &links, duration)?);
-    }
+    nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| flow(node, i, links, duration))
+        .collect()
+}
 
-    Ok(Scenario {
-        name,
-        description,
-        duration,
-        seed,
-        mtu,
-        links,
-        flows,
-        source: None,
-    })
+/// The table of link `index`, named by its name as soon as it has a usable one.
+fn link_table(node: &Node, index: usize) -> Table<'_> {
+    let name = node.get("name").and_then(|e| e.value.as_str());
+    let (prefix, place) = match name {
+        Some(name) if !name.trim().is_empty() => (
+            format!("link \"{name}\": "),
+            format!("in [[link]] \"{name}\""),
+        ),
+        _ => (format!("link {index}: "), format!("in [[link]] {index}")),
+    };
+    Table {
+        node,
+        prefix,
+        place,
+        keys: keys::LINK,
+    }
 }
 
 fn link(node: &Node, index: usize, base: &Path, mtu: u16) -> Result<Link, Diag> {
-    let mut t = Table {
-        node,
-        prefix: format!("link {index}: "),
-        place: format!("in [[link]] {index}"),
-    };
-    // Name the link by its name as soon as there is a usable one.
-    if let Some(name) = t.get("name").and_then(|e| e.value.as_str()) {
-        if !name.trim().is_empty() {
-            t.prefix = format!("link \"{name}\": ");
-            t.place = format!("in [[link]] \"{name}\"");
-        }
-    }
-    t.check_keys(&LINK_KEYS)?;
-    let e = t.required(
-        "name",
-        "a unique name that flows' paths refer to, e.g. \"bottleneck\"",
-    )?;
+    let t = link_table(node, index);
+    t.check_keys()?;
+    let e = t.required("name")?;
     let name = t
         .non_empty_string(e, "a link name, such as \"bottleneck\"")?
         .to_string();
-    let e = t.required(
-        "rate",
-        "the link's rate, e.g. \"100Mbit\", or a capacity trace, e.g. { trace = \"lte.down\" }",
-    )?;
-    let (rate, trace) = match e.value.kind {
-        Kind::Table(_) => {
-            let trace = capacity_trace(&t, e, base)?;
-            (
-                BitRate(trace.mean_bps().round().max(1.0) as u64),
-                Some(trace),
-            )
-        }
-        _ => (t.rate(e)?, None),
-    };
-    let e = t.required(
-        "delay",
-        "one-way propagation delay, e.g. \"50ms\", or \"0s\"",
-    )?;
-    let delay = t.duration(e, "50ms")?;
-    let e = t.required(
-        "queue",
-        "the queue limit in packets, e.g. 50, or { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
-    )?;
-    let (queue, aqm) = queue(&t, e)?;
-    let police = match t.get("police") {
-        Some(e) => Some(police(&t, e, mtu)?),
-        None => None,
-    };
-    let loss = match t.get("loss") {
-        Some(e) => loss_model(&t, e)?,
-        None => LossModel::None,
-    };
-    let reverse_loss = match t.get("reverse_loss") {
-        Some(e) => loss_model(&t, e)?,
-        None => LossModel::None,
-    };
-    let ecn = match t.get("ecn") {
-        Some(e) => Some(ecn(&t, e)?),
-        None => None,
-    };
-    let jitter = match t.get("jitter") {
-        Some(e) => Some(jitter(&t, e)?),
-        None => None,
-    };
-    let reorder = match t.get("reorder") {
-        Some(e) => Some(reorder(&t, e)?),
-        None => None,
-    };
+    let (rate, trace) = rate_or_trace(&t, t.required("rate")?, base)?;
+    let delay = t.duration(t.required("delay")?, "50ms")?;
+    let (queue, aqm) = queue(&t, t.required("queue")?)?;
+    let police = t.optional("police", |e| police(&t, e, mtu))?;
+    let loss = t.optional("loss", |e| loss_model(&t, e))?;
+    let reverse_loss = t.optional("reverse_loss", |e| loss_model(&t, e))?;
     Ok(Link {
         name,
         rate,
         delay,
         queue,
-        loss,
-        reverse_loss,
+        loss: loss.unwrap_or(LossModel::None),
+        reverse_loss: reverse_loss.unwrap_or(LossModel::None),
         trace,
         aqm,
         police,
-        ecn,
-        jitter,
-        reorder,
+        ecn: t.optional("ecn", |e| ecn(&t, e))?,
+        jitter: t.optional("jitter", |e| jitter(&t, e))?,
+        reorder: t.optional("reorder", |e| reorder(&t, e))?,
     })
+}
+
+/// A link's rate, or the mean rate of the capacity trace that stands in its place.
+fn rate_or_trace(
+    link: &Table<'_>,
+    e: &Entry,
+    base: &Path,
+) -> Result<(BitRate, Option<crate::scenario::CapacityTrace>), Diag> {
+    let Kind::Table(_) = e.value.kind else {
+        return Ok((link.rate(e)?, None));
+    };
+    let trace = capacity_trace(link, e, base)?;
+    let mean = BitRate(trace.mean_bps().round().max(1.0) as u64);
+    Ok((mean, Some(trace)))
 }
 
 /// The table under `e` of a link, checked against `keys`; `example` shows the whole form.
 fn sub_table<'a>(
     link: &Table<'a>,
     e: &'a Entry,
-    keys: &[&str],
+    keys: &'static [Key],
     example: &str,
 ) -> Result<Table<'a>, Diag> {
     if e.value.entries().is_none() {
@@ -479,8 +448,9 @@ fn sub_table<'a>(
         node: &e.value,
         prefix: format!("{}{}: ", link.prefix, e.key),
         place: format!("in {} {}", e.key, link.place),
+        keys,
     };
-    t.check_keys(keys)?;
+    t.check_keys()?;
     Ok(t)
 }
 
@@ -490,11 +460,8 @@ fn capacity_trace(
     base: &Path,
 ) -> Result<crate::scenario::CapacityTrace, Diag> {
     let example = "{ trace = \"../traces/TMobile-LTE-short.down\" }";
-    let t = sub_table(link, e, &["trace"], example)?;
-    let f = t.required(
-        "trace",
-        "a mahimahi trace file, relative to the scenario file, e.g. \"lte.down\"",
-    )?;
+    let t = sub_table(link, e, keys::TRACE, example)?;
+    let f = t.required("trace")?;
     let file = t.non_empty_string(f, "a trace file name, such as \"lte.down\"")?;
     crate::link::trace::read(&base.join(file), file).map_err(|m| t.diag(f.value.at, m))
 }
@@ -509,13 +476,8 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
         return Ok((limit(link, e)?, None));
     }
     let example = "{ limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }";
-    let t = sub_table(
-        link,
-        e,
-        &["limit", "codel", "pie", "fq_codel", "ecn"],
-        example,
-    )?;
-    let l = t.required("limit", "the queue limit in packets, e.g. 1000")?;
+    let t = sub_table(link, e, keys::QUEUE, example)?;
+    let l = t.required("limit")?;
     let limit = limit(&t, l)?;
     let given: Vec<&Entry> = ["codel", "pie", "fq_codel"]
         .iter()
@@ -555,7 +517,7 @@ fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
 
 fn codel(queue: &Table<'_>, c: &Entry) -> Result<CoDel, Diag> {
     let example = "{ target = \"5ms\", interval = \"100ms\" }";
-    let c = sub_table(queue, c, &["target", "interval"], example)?;
+    let c = sub_table(queue, c, keys::CODEL, example)?;
     codel_times(&c)
 }
 
@@ -577,7 +539,7 @@ fn codel_times(t: &Table<'_>) -> Result<CoDel, Diag> {
 /// 1514 bytes. Linux refuses a quantum below 256 bytes.
 fn fq_codel(queue: &Table<'_>, f: &Entry) -> Result<FqCoDel, Diag> {
     let example = "{ target = \"5ms\", interval = \"100ms\", quantum = 1514 }";
-    let f = sub_table(queue, f, &["target", "interval", "quantum"], example)?;
+    let f = sub_table(queue, f, keys::FQ_CODEL, example)?;
     let codel = codel_times(&f)?;
     let quantum = match f.get("quantum") {
         Some(e) => f.integer(e, "a quantum in bytes", 1514, 256, 1 << 20)? as u64,
@@ -589,7 +551,7 @@ fn fq_codel(queue: &Table<'_>, f: &Entry) -> Result<FqCoDel, Diag> {
 /// PIE's parameters; RFC 8033 section 4.1's defaults: `QDELAY_REF` 15 ms, `T_UPDATE` 15 ms.
 fn pie(queue: &Table<'_>, p: &Entry) -> Result<Pie, Diag> {
     let example = "{ target = \"15ms\", tupdate = \"15ms\" }";
-    let p = sub_table(queue, p, &["target", "tupdate"], example)?;
+    let p = sub_table(queue, p, keys::PIE, example)?;
     let target = match p.get("target") {
         Some(e) => p.positive_duration(e, "15ms")?,
         None => Duration::from_millis(15),
@@ -605,10 +567,9 @@ fn pie(queue: &Table<'_>, p: &Entry) -> Result<Pie, Diag> {
 /// nothing would ever pass.
 fn police(link: &Table<'_>, e: &Entry, mtu: u16) -> Result<Policer, Diag> {
     let example = "{ rate = \"8Mbit\", burst = \"60KB\" }";
-    let t = sub_table(link, e, &["rate", "burst"], example)?;
-    let r = t.required("rate", "the policed rate, e.g. \"8Mbit\"")?;
-    let rate = t.rate(r)?;
-    let b = t.required("burst", "the bucket size, e.g. \"60KB\"")?;
+    let t = sub_table(link, e, keys::POLICE, example)?;
+    let rate = t.rate(t.required("rate")?)?;
+    let b = t.required("burst")?;
     let burst = t.bytes(b, "a bucket of at least one packet, such as \"60KB\"")?;
     if burst.0 < u64::from(mtu) {
         return Err(t.diag(
@@ -624,11 +585,8 @@ fn police(link: &Table<'_>, e: &Entry, mtu: u16) -> Result<Policer, Diag> {
 }
 
 fn ecn(link: &Table<'_>, e: &Entry) -> Result<EcnMarking, Diag> {
-    let t = sub_table(link, e, &["threshold"], "{ threshold = 20 }")?;
-    let n = t.required(
-        "threshold",
-        "mark CE when at least this many packets wait, e.g. 20",
-    )?;
+    let t = sub_table(link, e, keys::ECN, "{ threshold = 20 }")?;
+    let n = t.required("threshold")?;
     let threshold = t.integer(n, "an integer number of waiting packets", 20, 0, i64::MAX)?;
     Ok(EcnMarking {
         threshold: usize::try_from(threshold).unwrap_or(usize::MAX),
@@ -636,55 +594,49 @@ fn ecn(link: &Table<'_>, e: &Entry) -> Result<EcnMarking, Diag> {
 }
 
 fn jitter(link: &Table<'_>, e: &Entry) -> Result<Jitter, Diag> {
-    let t = sub_table(
-        link,
-        e,
-        &["model", "max", "mean"],
-        "{ model = \"uniform\", max = \"10ms\" } or { model = \"exponential\", mean = \"5ms\" }",
-    )?;
-    let m = t.required(
-        "model",
-        "\"uniform\" (with max) or \"exponential\" (with mean)",
-    )?;
-    match t.string(m, "\"uniform\" or \"exponential\"")? {
-        "uniform" => {
-            t.check_keys(&["model", "max"])?;
-            let max = t.required("max", "the largest extra delay, e.g. \"10ms\"")?;
-            Ok(Jitter::Uniform {
-                max: t.positive_duration(max, "10ms")?,
-            })
-        }
-        "exponential" => {
-            t.check_keys(&["model", "mean"])?;
-            let mean = t.required("mean", "the mean extra delay, e.g. \"5ms\"")?;
-            Ok(Jitter::Exponential {
-                mean: t.positive_duration(mean, "5ms")?,
-            })
-        }
-        other => Err(t.diag(
+    let example =
+        "{ model = \"uniform\", max = \"10ms\" } or { model = \"exponential\", mean = \"5ms\" }";
+    let t = sub_table(link, e, keys::JITTER, example)?;
+    let m = t.required("model")?;
+    let models = keys::model_names(keys::JITTER_MODELS)
+        .iter()
+        .map(|model| format!("\"{model}\""))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let name = t.string(m, &models)?;
+    let Some(variant) = find_variant(keys::JITTER_MODELS, name) else {
+        return Err(t.diag(
             m.value.at,
-            format!("model \"{other}\" is unknown; expected \"uniform\" or \"exponential\""),
-        )),
+            format!("model \"{name}\" is unknown; expected {models}"),
+        ));
+    };
+    let t = Table {
+        keys: variant.keys,
+        ..t
+    };
+    t.check_keys()?;
+    match variant.model {
+        "uniform" => Ok(Jitter::Uniform {
+            max: t.positive_duration(t.required("max")?, "10ms")?,
+        }),
+        "exponential" => Ok(Jitter::Exponential {
+            mean: t.positive_duration(t.required("mean")?, "5ms")?,
+        }),
+        other => unreachable!("jitter model {other} is declared but not parsed"),
     }
 }
 
+/// The variant called `model`.
+fn find_variant(variants: &'static [Variant], model: &str) -> Option<&'static Variant> {
+    variants.iter().find(|v| v.model == model)
+}
+
 fn reorder(link: &Table<'_>, e: &Entry) -> Result<Reorder, Diag> {
-    let t = sub_table(
-        link,
-        e,
-        &["probability", "displacement"],
-        "{ probability = 0.01, displacement = \"10ms\" }",
-    )?;
-    let p = t.required(
-        "probability",
-        "the probability that a packet is held back, e.g. 0.01",
-    )?;
+    let example = "{ probability = 0.01, displacement = \"10ms\" }";
+    let t = sub_table(link, e, keys::REORDER, example)?;
+    let p = t.required("probability")?;
     let probability = t.probability(p, "the reordering probability")?;
-    let d = t.required(
-        "displacement",
-        "how long a reordered packet is held back, e.g. \"10ms\"",
-    )?;
-    let displacement = t.positive_duration(d, "10ms")?;
+    let displacement = t.positive_duration(t.required("displacement")?, "10ms")?;
     Ok(Reorder {
         probability,
         displacement,
@@ -698,91 +650,90 @@ fn loss_model(link: &Table<'_>, e: &Entry) -> Result<LossModel, Diag> {
         Kind::Table(_) => {}
         _ => return Err(link.type_error(e, expected)),
     }
+    let (t, model) = loss_table(link, e)?;
+    match model {
+        "none" => Ok(LossModel::None),
+        "bernoulli" => bernoulli(&t),
+        "gilbert-elliott" => gilbert_elliott(&t),
+        "burst" => burst(&t),
+        other => unreachable!("loss model {other} is declared but not parsed"),
+    }
+}
+
+/// The loss model table under `e`, checked against the keys of the model it names; and that
+/// model's name.
+fn loss_table<'a>(link: &Table<'_>, e: &'a Entry) -> Result<(Table<'a>, &'static str), Diag> {
     let t = Table {
         node: &e.value,
         prefix: link.prefix.clone(),
         place: format!("in {} {}", e.key, link.place),
+        keys: keys::LOSS,
     };
-    let m = t.required("model", &format!("one of: {MODELS}"))?;
-    let model = t.string(m, &format!("a model name, one of: {MODELS}"))?;
-    let keys: &[&str] = match model {
-        "none" => &["model"],
-        "bernoulli" => &["model", "rate"],
-        "gilbert-elliott" => &["model", "p", "r", "h", "k"],
-        "burst" => &["model", "every", "drops", "start", "count"],
-        other => {
-            let mut msg = format!(
-                "{} model \"{other}\" is unknown; expected one of: {MODELS}",
-                e.key
-            );
-            if let Some(near) = closest(other, &["none", "bernoulli", "gilbert-elliott", "burst"]) {
-                msg.push_str(&format!(" (did you mean \"{near}\"?)"));
-            }
-            return Err(t.diag(m.value.at, msg));
+    let models = keys::model_names(keys::LOSS_MODELS);
+    let list = models.join(", ");
+    let m = t.require("model", &format!("one of: {list}"))?;
+    let model = t.string(m, &format!("a model name, one of: {list}"))?;
+    let Some(variant) = find_variant(keys::LOSS_MODELS, model) else {
+        let mut msg = format!(
+            "{} model \"{model}\" is unknown; expected one of: {list}",
+            e.key
+        );
+        if let Some(near) = closest(model, &models) {
+            msg.push_str(&format!(" (did you mean \"{near}\"?)"));
         }
+        return Err(t.diag(m.value.at, msg));
     };
     let t = Table {
         place: format!("in {} ({model}) {}", e.key, link.place),
+        keys: variant.keys,
         ..t
     };
-    t.check_keys(keys)?;
-    let model = match model {
-        "none" => LossModel::None,
-        "bernoulli" => {
-            let r = t.required("rate", "the probability that a packet is lost, e.g. 0.01")?;
-            let rate = t.probability(r, "the loss rate")?;
-            // A zero loss rate is a lossless link (`--set link.x.loss.rate=0`).
-            if rate == 0.0 {
-                LossModel::None
-            } else {
-                LossModel::Bernoulli { rate }
-            }
-        }
-        "gilbert-elliott" => {
-            let p = t.required("p", "P(good -> bad) per packet, e.g. 0.01")?;
-            let p = t.probability(p, "P(good -> bad) per packet")?;
-            let r = t.required("r", "P(bad -> good) per packet, e.g. 0.3")?;
-            let r = t.probability(r, "P(bad -> good) per packet")?;
-            let h = match t.get("h") {
-                Some(h) => t.probability(h, "P(delivery | bad)")?,
-                None => 0.0,
-            };
-            let k = match t.get("k") {
-                Some(k) => t.probability(k, "P(delivery | good)")?,
-                None => 1.0,
-            };
-            LossModel::GilbertElliott { p, r, h, k }
-        }
-        _ => {
-            let every = t.required("every", "the time between bursts, e.g. \"0.5s\"")?;
-            let every = t.positive_duration(every, "0.5s")?;
-            let drops = t.required("drops", "how many packets each burst loses, e.g. 4")?;
-            let drops = t.integer(
-                drops,
-                "an integer number of packets per burst",
-                4,
-                1,
-                u32::MAX.into(),
-            )? as u32;
-            let start = match t.get("start") {
-                Some(s) => t.duration(s, "2s")?,
-                None => every,
-            };
-            let count = match t.get("count") {
-                Some(c) => {
-                    Some(t.integer(c, "an integer number of bursts", 3, 1, u32::MAX.into())? as u32)
-                }
-                None => None,
-            };
-            LossModel::Burst {
-                every,
-                drops,
-                start,
-                count,
-            }
-        }
-    };
-    Ok(model)
+    t.check_keys()?;
+    Ok((t, variant.model))
+}
+
+fn bernoulli(t: &Table<'_>) -> Result<LossModel, Diag> {
+    let rate = t.probability(t.required("rate")?, "the loss rate")?;
+    // A zero loss rate is a lossless link (`--set link.x.loss.rate=0`).
+    if rate == 0.0 {
+        Ok(LossModel::None)
+    } else {
+        Ok(LossModel::Bernoulli { rate })
+    }
+}
+
+fn gilbert_elliott(t: &Table<'_>) -> Result<LossModel, Diag> {
+    let p = t.probability(t.required("p")?, "P(good -> bad) per packet")?;
+    let r = t.probability(t.required("r")?, "P(bad -> good) per packet")?;
+    let h = t.optional("h", |h| t.probability(h, "P(delivery | bad)"))?;
+    let k = t.optional("k", |k| t.probability(k, "P(delivery | good)"))?;
+    Ok(LossModel::GilbertElliott {
+        p,
+        r,
+        h: h.unwrap_or(0.0),
+        k: k.unwrap_or(1.0),
+    })
+}
+
+fn burst(t: &Table<'_>) -> Result<LossModel, Diag> {
+    let every = t.positive_duration(t.required("every")?, "0.5s")?;
+    let drops = t.integer(
+        t.required("drops")?,
+        "an integer number of packets per burst",
+        4,
+        1,
+        u32::MAX.into(),
+    )? as u32;
+    let start = t.optional("start", |s| t.duration(s, "2s"))?;
+    let count = t.optional("count", |c| {
+        t.integer(c, "an integer number of bursts", 3, 1, u32::MAX.into())
+    })?;
+    Ok(LossModel::Burst {
+        every,
+        drops,
+        start: start.unwrap_or(every),
+        count: count.map(|c| c as u32),
+    })
 }
 
 fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result<Flow, Diag> {
@@ -790,82 +741,75 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         node,
         prefix: format!("flow {index}: "),
         place: format!("in [[flow]] {index}"),
+        keys: keys::FLOW,
     };
-    t.check_keys(&FLOW_KEYS)?;
-    let e = t.required("controller", "a controller id, e.g. \"composite\"")?;
+    t.check_keys()?;
+    let e = t.required("controller")?;
     let id = t.non_empty_string(e, "a controller id, such as \"composite\"")?;
     let controller =
         FlowController::parse(id).map_err(|err| t.diag(e.value.at, err.to_string()))?;
-    let e = t.required(
-        "path",
-        "the links the flow crosses, sender to receiver, e.g. [\"bottleneck\"]",
-    )?;
-    let path = path(&t, e, links)?;
-    let start = match t.get("start") {
-        Some(e) => {
-            let start = t.duration(e, "0s")?;
-            if start >= duration {
-                return Err(t.diag(
-                    e.value.at,
-                    format!(
-                        "start = {} is not before the scenario's duration of {}; the flow would never send",
-                        e.value.render(),
-                        format_duration(duration)
-                    ),
-                ));
-            }
-            start
-        }
-        None => Duration::ZERO,
-    };
-    let bytes = match t.get("bytes") {
-        Some(e) => Some(t.bytes(
+    let path = path(&t, t.required("path")?, links)?;
+    let start = flow_start(&t, duration)?;
+    let bytes = t.optional("bytes", |e| {
+        t.bytes(
             e,
             "a transfer of at least 1 byte, such as \"1.6MB\" (leave bytes out to send for the whole duration)",
-        )?),
-        None => None,
-    };
-    let count = match t.get("count") {
-        Some(e) => t.integer(
+        )
+    })?;
+    let count = t.optional("count", |e| {
+        t.integer(
             e,
             "an integer number of identical flows",
             2,
             1,
             u32::MAX.into(),
-        )? as u32,
-        None => 1,
-    };
-    let receive_window = match t.get("receive_window") {
-        Some(e) => Some(t.bytes(
+        )
+    })?;
+    let receive_window = t.optional("receive_window", |e| {
+        t.bytes(
             e,
             "a receive window of at least 1 byte, such as \"75KB\" (leave receive_window out for no cap)",
-        )?),
-        None => None,
-    };
-    let max_ack_delay = match t.get("max_ack_delay") {
-        Some(e) => Some(t.positive_duration(e, "1ms")?),
-        None => None,
-    };
-    let ack_every = match t.get("ack_eliciting_threshold") {
-        Some(e) => Some(t.integer(
+        )
+    })?;
+    let max_ack_delay = t.optional("max_ack_delay", |e| t.positive_duration(e, "1ms"))?;
+    let ack_every = t.optional("ack_eliciting_threshold", |e| {
+        t.integer(
             e,
             "a whole number of ack-eliciting packets per ACK",
             10,
             1,
             MAX_ACK_EVERY,
-        )? as u32),
-        None => None,
-    };
+        )
+    })?;
     Ok(Flow {
         controller,
         path,
         start,
         bytes,
-        count,
+        count: count.map_or(1, |c| c as u32),
         receive_window,
         max_ack_delay,
-        ack_every,
+        ack_every: ack_every.map(|n| n as u32),
     })
+}
+
+/// When the flow starts: before the scenario ends, or it would never send.
+fn flow_start(t: &Table<'_>, duration: Duration) -> Result<Duration, Diag> {
+    let Some(e) = t.get("start") else {
+        return Ok(Duration::ZERO);
+    };
+    let start = t.duration(e, "0s")?;
+    if start >= duration {
+        return Err(t.diag(
+            e.value.at,
+            format!(
+                "start = {} is not before the scenario's duration of {}; the flow would never send",
+                e.value.render(),
+                format_duration(duration)
+            ),
+        ));
+    }
+    Ok(start)
 }
 
 fn path(t: &Table<'_>, e: &Entry, links: &[Link]) -> Result<Vec<usize>, Diag> {
@@ -945,13 +889,13 @@ mod tests {
 
     #[test]
     fn typos_find_their_key() {
-        assert_eq!(closest("rat", &LINK_KEYS), Some("rate"));
-        assert_eq!(closest("dealy", &LINK_KEYS), Some("delay"));
+        assert_eq!(closest("rat", &keys::names(keys::LINK)), Some("rate"));
+        assert_eq!(closest("dealy", &keys::names(keys::LINK)), Some("delay"));
         assert_eq!(
             closest("bernouli", &["none", "bernoulli", "burst"]),
             Some("bernoulli")
         );
-        assert_eq!(closest("bandwidth", &LINK_KEYS), None);
+        assert_eq!(closest("bandwidth", &keys::names(keys::LINK)), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
     }

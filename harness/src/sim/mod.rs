@@ -135,10 +135,14 @@ struct Sim {
 }
 
 fn validate(scenario: &Scenario) -> Result<(), SimError> {
+    use crate::scenario::MIN_MTU;
+    // The scenario's minimum is the simulator's only while it leaves QUIC its 1200-byte datagrams
+    // after the headers the simulated links count.
+    const _: () = assert!(MIN_MTU as u64 - IP_UDP_OVERHEAD == 1200);
     let bad = |m: String| Err(SimError::Scenario(m));
-    if (scenario.mtu as u64) < 1200 + IP_UDP_OVERHEAD {
+    if scenario.mtu < MIN_MTU {
         return bad(format!(
-            "mtu {} is below QUIC's minimum of 1228",
+            "mtu {} is below QUIC's minimum of {MIN_MTU}",
             scenario.mtu
         ));
     }

@@ -134,32 +134,56 @@ fn draw(
     let Some(first) = varies.first() else {
         bail!("a goodput plot needs a varied value");
     };
+    let (x_axis, x_of, x_label) = x_axis(first);
+    let title = if marks.iter().any(|m| m.interval_bps.is_some()) {
+        format!("{scenario}: goodput (mean, 95 % CI)")
+    } else {
+        format!("{scenario}: goodput")
+    };
+    Chart {
+        title,
+        x_label,
+        y_label: "goodput (Mbit/s)".into(),
+        x_axis,
+        markers: true,
+        lines: lines(first, &x_of, marks),
+    }
+    .write(dir, "goodput")
+    .context("drawing the goodput plot")
+}
+
+/// The x axis of the varied value `first`, the x of each of its values, and the axis label. Numbers
+/// with one unit share a numeric axis, logarithmic if they span a factor of 20; anything else is
+/// a category.
+fn x_axis(first: &Vary) -> (XAxis, Vec<f64>, String) {
     let parsed: Option<Vec<(f64, &str)>> =
         first.values.iter().map(|v| number_and_unit(v)).collect();
     let unit_shared = parsed
         .as_ref()
         .filter(|p| p.iter().all(|(_, u)| *u == p[0].1));
-    let (x_axis, x_of, x_label): (XAxis, Vec<f64>, String) = match unit_shared {
-        Some(p) => {
-            let xs: Vec<f64> = p.iter().map(|(x, _)| *x).collect();
-            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let log = lo > 0.0 && hi / lo >= 20.0;
-            let unit = p[0].1;
-            let label = if unit.is_empty() {
-                first.key.clone()
-            } else {
-                format!("{} ({unit})", first.key)
-            };
-            (if log { XAxis::Log } else { XAxis::Linear }, xs, label)
-        }
-        None => (
+    let Some(p) = unit_shared else {
+        return (
             XAxis::Categories(first.values.clone()),
             (0..first.values.len()).map(|i| i as f64).collect(),
             first.key.clone(),
-        ),
+        );
     };
-    let with_bars = marks.iter().any(|m| m.interval_bps.is_some());
+    let xs: Vec<f64> = p.iter().map(|(x, _)| *x).collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let log = lo > 0.0 && hi / lo >= 20.0;
+    let unit = p[0].1;
+    let label = if unit.is_empty() {
+        first.key.clone()
+    } else {
+        format!("{} ({unit})", first.key)
+    };
+    (if log { XAxis::Log } else { XAxis::Linear }, xs, label)
+}
+
+/// One line per controller and combination of the other varied values, its points in x order;
+/// `x_of` is the x of each of `first`'s values.
+fn lines(first: &Vary, x_of: &[f64], marks: &[Mark]) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for m in marks {
         let mut label = m.controller.to_string();
@@ -191,21 +215,7 @@ fn draw(
     for l in &mut lines {
         l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
-    let title = if with_bars {
-        format!("{scenario}: goodput (mean, 95 % CI)")
-    } else {
-        format!("{scenario}: goodput")
-    };
-    Chart {
-        title,
-        x_label,
-        y_label: "goodput (Mbit/s)".into(),
-        x_axis,
-        markers: true,
-        lines,
-    }
-    .write(dir, "goodput")
-    .context("drawing the goodput plot")
+    lines
 }
 
 #[cfg(test)]

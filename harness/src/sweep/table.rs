@@ -1,6 +1,6 @@
 //! The sweep table, for the terminal and for `sweep.csv`.
 
-use super::Record;
+use super::{Aggregate, Record};
 use crate::output::table::TextTable;
 
 /// The sweep table. For `sweep.csv` (`human == false`): goodput in bit/s, `true`/`false`, empty
@@ -8,114 +8,156 @@ use crate::output::table::TextTable;
 /// headers, Mbit/s, `yes`/`NO`, `-` for absent values, and a failed run's error in place of its
 /// figures. Verdict-accuracy columns appear when any run has them.
 pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
-    let with_accuracy = records
-        .iter()
-        .any(|r| matches!(&r.result, Ok(a) if a.accuracy.is_some()));
-    let with_error = !human && records.iter().any(|r| r.result.is_err());
-    let pick = |csv: &'static str, text: &'static str| if human { text } else { csv };
-    let with_seed = records.iter().any(|r| r.point.seed.is_some());
-    let mut headers: Vec<String> = vec!["run".into()];
-    headers.extend(keys.iter().cloned());
-    let mut figures = vec!["controller"];
-    if with_seed {
-        figures.push("seed");
+    let layout = Layout {
+        human,
+        with_seed: records.iter().any(|r| r.point.seed.is_some()),
+        with_accuracy: records
+            .iter()
+            .any(|r| matches!(&r.result, Ok(a) if a.accuracy.is_some())),
+        with_error: !human && records.iter().any(|r| r.result.is_err()),
+    };
+    let headers = layout.headers(keys);
+    let width = headers.len();
+    let mut t = TextTable::new(headers);
+    for r in records {
+        t.push(layout.row(r, width));
     }
-    figures.extend([
-        "flows",
-        pick("goodput_total_bps", "Mbit/s total"),
-        pick("goodput_mean_bps", "Mbit/s mean"),
-        pick("completion_time_s", "completion s"),
-        pick("lost_packets", "lost"),
-        pick("congestion_events", "cong. events"),
-        pick("verdicts_random", "random"),
-        pick("verdicts_congestion", "congestion"),
-    ]);
-    if with_accuracy {
-        figures.extend([
-            pick("random_as_random", "rnd→rnd"),
-            pick("random_as_congestion", "rnd→cong"),
-            pick("congestion_as_congestion", "cong→cong"),
-            pick("congestion_as_random", "cong→rnd"),
-            "spurious",
-        ]);
+    t
+}
+
+/// Which columns the table has, and for whom its cells are written.
+struct Layout {
+    /// For the terminal rather than `sweep.csv`.
+    human: bool,
+    with_seed: bool,
+    with_accuracy: bool,
+    with_error: bool,
+}
+
+impl Layout {
+    fn pick(&self, csv: &'static str, text: &'static str) -> &'static str {
+        if self.human {
+            text
+        } else {
+            csv
+        }
     }
-    figures.push("verified");
-    if with_error {
-        figures.push("error");
-    }
-    headers.extend(figures.into_iter().map(String::from));
-    let absent = || {
-        if human {
+
+    fn absent(&self) -> String {
+        if self.human {
             "-".to_string()
         } else {
             String::new()
         }
-    };
-    let mut t = TextTable::new(headers.clone());
-    for r in records {
+    }
+
+    fn rate(&self, bps: f64) -> String {
+        if self.human {
+            format!("{:.3}", bps / 1e6)
+        } else {
+            format!("{bps:.0}")
+        }
+    }
+
+    /// The run column, the varied `keys`, then the figures.
+    fn headers(&self, keys: &[String]) -> Vec<String> {
+        let mut headers: Vec<String> = vec!["run".into()];
+        headers.extend(keys.iter().cloned());
+        let mut figures = vec!["controller"];
+        if self.with_seed {
+            figures.push("seed");
+        }
+        figures.extend([
+            "flows",
+            self.pick("goodput_total_bps", "Mbit/s total"),
+            self.pick("goodput_mean_bps", "Mbit/s mean"),
+            self.pick("completion_time_s", "completion s"),
+            self.pick("lost_packets", "lost"),
+            self.pick("congestion_events", "cong. events"),
+            self.pick("verdicts_random", "random"),
+            self.pick("verdicts_congestion", "congestion"),
+        ]);
+        if self.with_accuracy {
+            figures.extend([
+                self.pick("random_as_random", "rnd→rnd"),
+                self.pick("random_as_congestion", "rnd→cong"),
+                self.pick("congestion_as_congestion", "cong→cong"),
+                self.pick("congestion_as_random", "cong→rnd"),
+                "spurious",
+            ]);
+        }
+        figures.push("verified");
+        if self.with_error {
+            figures.push("error");
+        }
+        headers.extend(figures.into_iter().map(String::from));
+        headers
+    }
+
+    /// The row of run `r`, in a table `width` columns wide.
+    fn row(&self, r: &Record, width: usize) -> Vec<String> {
         let mut row = vec![r.point.index.to_string()];
         row.extend(r.point.values.iter().map(|(_, v)| v.clone()));
         row.push(r.controller.clone());
-        if with_seed {
+        if self.with_seed {
             row.push(r.point.seed.map(|s| s.to_string()).unwrap_or_default());
         }
         match &r.result {
-            Ok(a) => {
-                let rate = |bps: f64| {
-                    if human {
-                        format!("{:.3}", bps / 1e6)
-                    } else {
-                        format!("{bps:.0}")
-                    }
-                };
-                row.push(a.flows.to_string());
-                row.push(rate(a.goodput_total_bps));
-                row.push(rate(a.goodput_mean_bps));
-                row.push(match a.completion_time_s {
-                    Some(c) if human => format!("{c:.3}"),
-                    Some(c) => c.to_string(),
-                    None => absent(),
-                });
-                for v in [
-                    a.lost_packets,
-                    a.congestion_events,
-                    a.verdicts_random,
-                    a.verdicts_congestion,
-                ] {
-                    row.push(v.to_string());
-                }
-                if with_accuracy {
-                    match a.accuracy {
-                        Some(acc) => row.extend(
-                            [
-                                acc.random_as_random,
-                                acc.random_as_congestion,
-                                acc.congestion_as_congestion,
-                                acc.congestion_as_random,
-                                acc.spurious,
-                            ]
-                            .map(|v| v.to_string()),
-                        ),
-                        None => row.extend(std::iter::repeat_with(absent).take(5)),
-                    }
-                }
-                row.push(match (human, a.verified) {
-                    (true, true) => "yes".into(),
-                    (true, false) => "NO".into(),
-                    (false, v) => v.to_string(),
-                });
-                if with_error {
-                    row.push(String::new());
-                }
-            }
-            Err(e) if human => row.push(format!("failed: {e}")),
+            Ok(a) => self.figures(a, &mut row),
+            Err(e) if self.human => row.push(format!("failed: {e}")),
             Err(e) => {
-                let blanks = headers.len() - row.len() - 1;
+                let blanks = width - row.len() - 1;
                 row.extend(std::iter::repeat_n(String::new(), blanks));
                 row.push(e.clone());
             }
         }
-        t.push(row);
+        row
     }
-    t
+
+    /// The cells of a run that finished.
+    fn figures(&self, a: &Aggregate, row: &mut Vec<String>) {
+        row.push(a.flows.to_string());
+        row.push(self.rate(a.goodput_total_bps));
+        row.push(self.rate(a.goodput_mean_bps));
+        row.push(match a.completion_time_s {
+            Some(c) if self.human => format!("{c:.3}"),
+            Some(c) => c.to_string(),
+            None => self.absent(),
+        });
+        for v in [
+            a.lost_packets,
+            a.congestion_events,
+            a.verdicts_random,
+            a.verdicts_congestion,
+        ] {
+            row.push(v.to_string());
+        }
+        if self.with_accuracy {
+            self.accuracy(a, row);
+        }
+        row.push(match (self.human, a.verified) {
+            (true, true) => "yes".into(),
+            (true, false) => "NO".into(),
+            (false, v) => v.to_string(),
+        });
+        if self.with_error {
+            row.push(String::new());
+        }
+    }
+
+    fn accuracy(&self, a: &Aggregate, row: &mut Vec<String>) {
+        match a.accuracy {
+            Some(acc) => row.extend(
+                [
+                    acc.random_as_random,
+                    acc.random_as_congestion,
+                    acc.congestion_as_congestion,
+                    acc.congestion_as_random,
+                    acc.spurious,
+                ]
+                .map(|v| v.to_string()),
+            ),
+            None => row.extend(std::iter::repeat_with(|| self.absent()).take(5)),
+        }
+    }
 }
