@@ -30,8 +30,8 @@ mod fq_codel;
 pub mod loss;
 mod pie;
 mod police;
-mod time;
 pub mod trace;
+pub mod units;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -49,10 +49,7 @@ use pie::{PieState, PieVerdict};
 use police::PoliceState;
 use trace::Schedule;
 
-pub use time::{Nanos, NANOS_PER_SEC};
-
-/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
-pub const IP_UDP_OVERHEAD: u64 = 28;
+pub use units::{Nanos, IP_UDP_OVERHEAD, NANOS_PER_SEC, QUIC_MIN_DATAGRAM};
 
 pub fn nanos(d: Duration) -> Nanos {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)

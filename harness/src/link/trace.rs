@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use netem_trace::{load_mahimahi_heavy_pdo_trace, HeavyPdoTrace};
 
-use super::time::Nanos;
+use super::units::Nanos;
 
 /// A mahimahi capacity trace: delivery opportunities of [`CapacityTrace::OPPORTUNITY_BYTES`] each,
 /// at millisecond offsets from the start of one period; the trace repeats after its last

@@ -46,7 +46,6 @@ use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::record::{EventSamples, Recorder};
 use crate::report::{FlowSeries, LinkInfo, RunOutput, Summary, Timing};
 use crate::scenario::Scenario;
-use crate::transport::IP_UDP_OVERHEAD;
 use links::Links;
 use names::RunPrefix;
 use plan::Plan;
@@ -80,8 +79,12 @@ pub fn run(scenario: &Scenario) -> anyhow::Result<RunOutput> {
 /// Checks what can be checked before anything is created: the scenario's shape and every
 /// controller id (kernel TCP ones against the kernel).
 pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
-    if (scenario.mtu as u64) < 1200 + IP_UDP_OVERHEAD {
-        bail!("mtu {} is below QUIC's minimum of 1228", scenario.mtu);
+    if scenario.mtu < crate::scenario::MIN_MTU {
+        bail!(
+            "mtu {} is below QUIC's minimum of {}",
+            scenario.mtu,
+            crate::scenario::MIN_MTU
+        );
     }
     let plan = Plan::new(scenario).map_err(|e| anyhow!("scenario: {e}"))?;
     if plan.flows.len() > MAX_FLOWS {

@@ -1,8 +1,8 @@
 //! Errors of scenario files: one line each, saying where, which key, what was found and what is
 //! expected.
 
-use super::overrides::Override;
 use super::raw::At;
+use super::setting::Override;
 
 /// A scenario that could not be read, parsed or validated. `Display` is the whole message, e.g.
 /// `scenarios/x.toml:14:8: link "bottleneck": bad rate "-5Mbit": a rate must be positive, such as

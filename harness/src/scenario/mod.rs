@@ -13,6 +13,7 @@ mod model;
 mod overrides;
 mod parse;
 mod raw;
+mod setting;
 
 pub use controller::{FlowController, KernelTcp, KERNEL_TCP_PREFIX};
 pub use error::ScenarioError;

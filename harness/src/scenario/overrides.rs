@@ -1,55 +1,12 @@
 //! Command-line overrides (`--set K=V`, and each value of a sweep's `--vary K=V1,V2`), applied to
 //! the document before validation so that the same checks and messages apply.
 
-use std::fmt;
-use std::str::FromStr;
 use std::sync::LazyLock;
 
 use super::error::Diag;
 use super::keys;
 use super::raw::{At, Entry, Kind, Node};
-
-/// One `KEY=VALUE` override. Keys: `name`, `description`, `duration`, `seed`, `mtu`,
-/// `link.NAME.FIELD`, `flow.INDEX.FIELD` and `flow.*.FIELD` (see [`KEYS`]). The value is read as
-/// TOML if it is a TOML value (`0.01`, `"10ms"`, `["a", "b"]`), else taken as a bare string
-/// (`10ms`, `composite`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Override {
-    pub key: String,
-    pub value: String,
-}
-
-/// A command-line argument that is not `KEY=VALUE`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--set {text:?}: expected KEY=VALUE, such as link.bottleneck.rate=10Mbit or flow.*.controller=composite")]
-pub struct OverrideSyntaxError {
-    pub text: String,
-}
-
-impl FromStr for Override {
-    type Err = OverrideSyntaxError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let err = || OverrideSyntaxError {
-            text: text.to_string(),
-        };
-        let (key, value) = text.split_once('=').ok_or_else(err)?;
-        let key = key.trim();
-        if key.is_empty() {
-            return Err(err());
-        }
-        Ok(Override {
-            key: key.to_string(),
-            value: value.to_string(),
-        })
-    }
-}
-
-impl fmt::Display for Override {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={}", self.key, self.value)
-    }
-}
+pub use super::setting::{Override, OverrideSyntaxError};
 
 /// Every key an override may name, for messages.
 pub static KEYS: LazyLock<String> = LazyLock::new(keys::override_help);

@@ -12,10 +12,11 @@ use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
     Policer, Reorder, Scenario,
 };
+use crate::link::units::{IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM};
 use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
 
-/// QUIC needs 1200-byte UDP payloads; IPv4 and UDP headers add 28 bytes.
-pub const MIN_MTU: u16 = 1228;
+/// QUIC needs 1200-byte UDP payloads, and the links count IPv4 and UDP headers on top.
+pub const MIN_MTU: u16 = (QUIC_MIN_DATAGRAM + IP_UDP_OVERHEAD) as u16;
 pub const MAX_MTU: u16 = 9000;
 /// The largest `ack_eliciting_threshold`: far beyond any receiver's policy, and within QUIC's
 /// varint range.

@@ -53,7 +53,6 @@ use crate::scenario::Scenario;
 use crate::transport::{FlowTransport, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
 use flow::{FlowSetup, FlowState};
-use link::IP_UDP_OVERHEAD;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
@@ -136,9 +135,6 @@ struct Sim {
 
 fn validate(scenario: &Scenario) -> Result<(), SimError> {
     use crate::scenario::MIN_MTU;
-    // The scenario's minimum is the simulator's only while it leaves QUIC its 1200-byte datagrams
-    // after the headers the simulated links count.
-    const _: () = assert!(MIN_MTU as u64 - IP_UDP_OVERHEAD == 1200);
     let bad = |m: String| Err(SimError::Scenario(m));
     if scenario.mtu < MIN_MTU {
         return bad(format!(
