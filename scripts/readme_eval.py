@@ -121,11 +121,22 @@ def family_table(rows, classes, family):
     columns = family_columns(rows, classes, family)
     lines = ["| controller | " + " | ".join(h for _, _, h in columns) + " |",
              "|---|" + "---|" * len(columns)]
+    lines[0] += " receiver closed |"
+    lines[1] += "---|"
+    family_classes = {c["id"] for c in classes if c["family"] == family}
     for ctl in controllers:
         cells = [cell(by.get((ctl, c, f)), 1e3, 1) if f == "queue_delay_p95_s"
                  else cell(by.get((ctl, c, f))) for c, f, _ in columns]
+        cells.append(str(receiver_closed_runs(rows, ctl, family_classes)))
         lines.append(f"| `{ctl}` | " + " | ".join(cells) + " |")
     return lines
+
+
+def receiver_closed_runs(rows, controller, classes):
+    """Runs of `controller` over `classes` whose stock quinn receiver closed the connection."""
+    return sum(round(float(r["mean"]) * int(r["n"])) for r in rows
+               if r["controller"] == controller and r["class"] in classes
+               and r["figure"] == "receiver_closed" and r["n"] not in ("", "0"))
 
 
 def scoreboard(args):

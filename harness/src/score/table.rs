@@ -240,6 +240,25 @@ impl Scoreboard {
         for (run, e) in &self.failures {
             let _ = writeln!(s, "failed: {run}: {e}");
         }
+        for controller in &self.controllers {
+            let closed: Vec<String> = self
+                .scores
+                .iter()
+                .filter(|c| &c.controller == controller && c.figure == Figure::ReceiverClosed)
+                .filter_map(|c| {
+                    let e = c.estimate.as_ref()?;
+                    let runs = (e.mean * e.n as f64).round() as usize;
+                    (runs > 0).then(|| format!("{} {runs}/{}", c.class, e.n))
+                })
+                .collect();
+            if !closed.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "{controller}: a stock quinn receiver closed the connection in {}",
+                    closed.join(", ")
+                );
+            }
+        }
         s
     }
 }
