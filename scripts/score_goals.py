@@ -32,6 +32,7 @@ CODEL = ["codel-vs-newreno", "codel-vs-cubic", "codel-20M-40ms-0.5%", "pie-vs-ne
          "pie-vs-cubic"]
 CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic", "pie-vs-newreno", "pie-vs-cubic"]
 POLICER = ["police-8M-alone", "police-8M-vs-newreno"]
+GIGABIT_ALONE = ["random-1G-40ms-0.01%", "random-1G-40ms-0.1%"]
 # The policed rate of the policer classes, bit/s, and the share of it a flow alone should carry.
 POLICED_BPS = 8e6
 
@@ -76,6 +77,11 @@ GOALS = [
      lambda m: m >= 0.95, ["decimated-vs-newreno"], []),
     ("random loss only: >= 97 % of random losses called random", "random_as_random",
      lambda m: m >= 0.97, RANDOM_ONLY, []),
+    ("gigabit alone: efficiency >= 0.97", "efficiency", lambda m: m >= 0.97, GIGABIT_ALONE, []),
+    ("gigabit vs cubic: peer keeps >= 0.90", "peer_kept", lambda m: m >= 0.90,
+     ["gigabit-vs-cubic"], []),
+    ("no run's stock quinn receiver closes the connection", "receiver_closed",
+     lambda m: m == 0.0, GIGABIT_ALONE + ["gigabit-vs-cubic"] + POLICER, []),
 ]
 
 

@@ -712,7 +712,49 @@ pub const CLASSES: &[PathClass] = &[
         flow_extra: DECIMATED,
         ..CONGESTION_VS_NEWRENO
     },
+    GIGABIT_RARE_LOSS,
+    PathClass {
+        id: "random-1G-40ms-0.1%",
+        label: "1G 40ms 0.1%",
+        description: "one flow, 1 Gbit/s, 40 ms RTT, 0.1 % Bernoulli loss, queue 3400 (1 BDP)",
+        loss: LossModel::Bernoulli { rate: 0.001 },
+        ..GIGABIT_RARE_LOSS
+    },
+    PathClass {
+        id: "gigabit-vs-cubic",
+        label: "1G vs cubic",
+        description: "against one quinn-cubic flow, 1 Gbit/s, 40 ms RTT, 1 BDP drop-tail queue, \
+                      no random loss",
+        loss: LossModel::None,
+        flows: Flows::Against {
+            peer: "quinn-cubic",
+        },
+        family: Family::Sharing,
+        ..GIGABIT_RARE_LOSS
+    },
 ];
+
+/// Fibre, 5G and inter-region paths: 1 Gbit/s with a little random loss, where a loss-tolerant
+/// controller pays most and where a stock quinn receiver meets its limit of 1024 holes per
+/// stream. Three seconds reach steady state: slow start fills the 3,334-packet pipe in about
+/// nine round trips (0.4 s).
+const GIGABIT_RARE_LOSS: PathClass = PathClass {
+    id: "random-1G-40ms-0.01%",
+    label: "1G 40ms 0.01%",
+    description: "one flow, 1 Gbit/s, 40 ms RTT, 0.01 % Bernoulli loss, queue 3400 (1 BDP)",
+    rate_mbit: 1000.0,
+    delay_ms: 20,
+    queue: Queue::DropTail { packets: 3400 },
+    loss: LossModel::Bernoulli { rate: 0.0001 },
+    flows: Flows::Alone,
+    duration_s: 3,
+    link_extra: NO_EXTRA,
+    trace: None,
+    flow_extra: NO_EXTRA,
+    policed: false,
+    family: Family::RandomLoss,
+    pooled: false,
+};
 
 #[cfg(test)]
 mod tests {

@@ -153,6 +153,20 @@ impl<'a> Runs<'a> {
         };
         self.by_job.get(&job).and_then(|o| o.as_ref().ok())
     }
+
+    /// The summary of a run that serves as a reference (the same path without loss, the peer
+    /// against its own kind, a reference controller): one whose receiver closed a connection is
+    /// no reference, since its figures stop at the close.
+    pub fn reference(
+        &self,
+        class: &PathClass,
+        controller: &str,
+        lossless: bool,
+        seed: u64,
+    ) -> Option<&'a Summary> {
+        self.get(class, controller, lossless, seed)
+            .filter(|s| s.flows.iter().all(|f| f.receiver_closed.is_none()))
+    }
 }
 
 /// One seed's figures of one controller on one class; finite values only.
@@ -195,14 +209,14 @@ impl SeedValues {
         let g = goodput(run, 0);
         self.set(Figure::GoodputBps, g);
         let lossless = runs
-            .get(class, controller, true, seed)
+            .reference(class, controller, true, seed)
             .and_then(|r| goodput(r, 0));
         let expected = lossless
             .zip(class.loss.mean_rate())
             .map(|(l, p)| l * (1.0 - p));
         self.set(Figure::Efficiency, ratio(g, expected));
         let bbr = runs
-            .get(class, REFERENCE, false, seed)
+            .reference(class, REFERENCE, false, seed)
             .and_then(|r| goodput(r, 0));
         self.set(Figure::VsQuinnBbr, ratio(g, bbr));
         self.set(Figure::RandomAsRandom, random_as_random(run));
@@ -211,7 +225,7 @@ impl SeedValues {
             queue_p95(run).map(|q| q / queue_budget_s(class)),
         );
         if class.is_managed() {
-            let newreno = runs.get(class, DROPS_REFERENCE, false, seed);
+            let newreno = runs.reference(class, DROPS_REFERENCE, false, seed);
             self.set(Figure::QueueDropsVsReference, drops_ratio(run, newreno));
             // Alone behind an AQM or a policer, every queue drop is the controller's to answer.
             self.set(
@@ -235,7 +249,7 @@ impl SeedValues {
         let both = g0.zip(g1).map(|(a, b)| a + b);
         self.set(Figure::Share, ratio(g0, both));
         self.set(Figure::RatioToPeer, ratio(g0, g1));
-        let own_kind = runs.get(class, peer, false, seed);
+        let own_kind = runs.reference(class, peer, false, seed);
         let kept = ratio(g1, own_kind.and_then(|r| goodput(r, 1)));
         self.set(Figure::PeerKept, kept);
         self.set(Figure::Harm, kept.map(|k| 1.0 - k));
@@ -263,7 +277,7 @@ impl SeedValues {
             );
         }
         if !class.is_congestion_only() {
-            let lossless = runs.get(class, controller, true, seed).and_then(|r| {
+            let lossless = runs.reference(class, controller, true, seed).and_then(|r| {
                 let both = goodput(r, 0).zip(goodput(r, 1))?;
                 Some((both.0 + both.1) * (1.0 - class.loss.mean_rate()?))
             });

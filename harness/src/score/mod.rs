@@ -24,8 +24,9 @@
 //! - every class: `queue_delay_p95_s`, the bottleneck's p95 queueing delay from `summary.json`
 //!   (`links[0].queue_delay.p95_s`), empty where the link model does not report it.
 //!
-//! A ratio to a reference run is empty on a seed whose reference failed or was zero (a reference
-//! that dropped nothing).
+//! A ratio to a reference run is empty on a seed whose reference failed, was zero (a reference
+//! that dropped nothing), or ended early because its receiver closed a connection
+//! (`receiver_closed`; the scoreboard counts those runs per controller).
 //!
 //! Verdict shares in classes against a peer count the peer's verdicts too (the ground truth is
 //! scored per run): they are in the CSV but not in the printed row.

@@ -332,7 +332,7 @@ fn every_figure_has_its_own_name() {
     let mut names: Vec<&str> = all.iter().map(|f| f.as_str()).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 17, "{names:?}");
+    assert_eq!(names.len(), 18, "{names:?}");
     assert_eq!(
         serde_json::to_value(Figure::QueueDelayP95S).unwrap(),
         "queue_delay_p95_s"
@@ -368,4 +368,29 @@ fn fair_queueing_judges_a_flow_beside_the_peer_flow_in_the_same_run() {
     assert!((v.get(Figure::OwnQueueP95VsPeer).unwrap() - 3.0).abs() < 1e-12);
     assert!(Figure::of(class).contains(&Figure::OwnDropsVsPeer));
     assert!(!Figure::of(self::class("codel-vs-newreno")).contains(&Figure::OwnDropsVsPeer));
+}
+
+#[test]
+fn a_reference_whose_receiver_closed_is_no_reference() {
+    let class = class("random-1G-40ms-0.01%");
+    let job = |lossless| Job {
+        class: class.id.to_string(),
+        controller: "fast".into(),
+        lossless,
+        seed: 1,
+    };
+    let mut lossless = summary(&[1e8], None);
+    lossless.flows[0].receiver_closed = Some("too many gaps in stream buffer".into());
+    let jobs = [job(false), job(true)];
+    let outcomes = [Ok(summary(&[9e8], None)), Ok(lossless)];
+    let runs = figure::Runs::new(&jobs, &outcomes);
+    let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
+    assert_eq!(v.get(Figure::GoodputBps), Some(9e8));
+    assert_eq!(v.get(Figure::Efficiency), None);
+    assert_eq!(v.get(Figure::ReceiverClosed), Some(0.0));
+    // The run itself keeps its figures, and says its receiver closed.
+    let outcomes = [outcomes[1].clone(), Ok(summary(&[9e8], None))];
+    let runs = figure::Runs::new(&jobs, &outcomes);
+    let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
+    assert_eq!(v.get(Figure::ReceiverClosed), Some(1.0));
 }
