@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
-use quinn::{Connection, Endpoint, EndpointConfig, SendStream};
+use quinn::{Connection, ConnectionError, Endpoint, EndpointConfig, ReadError, SendStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio::time::timeout_at;
@@ -41,6 +41,8 @@ struct Received {
     verified: bool,
     completed_at: Option<Instant>,
     packets: u64,
+    /// Why the receiver's own endpoint closed the connection, if it did.
+    closed: Option<String>,
 }
 
 /// The flow's two endpoints and what its tasks share while it runs.
@@ -91,8 +93,12 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
     let readings = sampler.await.unwrap_or_default();
     let stats = connection.stats();
     connection.close(0u32.into(), b"done");
-    let _stream = send?;
     let received = received?;
+    // After the receiver closed the connection, the sender's failure is its consequence.
+    let _stream = match received.closed {
+        None => Some(send?),
+        Some(_) => None,
+    };
     let end = received
         .completed_at
         .unwrap_or_else(|| deadline.min(Instant::now()));
@@ -112,9 +118,7 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
             // Neither engine attributes its queue's drops and delays to flows (the kernel's
             // counters are per qdisc), so netns summaries leave this out.
             queue: None,
-            // A receiver that closes ends the run with an error in namespaces; the simulator
-            // reports it as an outcome.
-            receiver_closed: None,
+            receiver_closed: received.closed,
         },
         min_rtt: Some(stats.path.min_rtt).filter(|d| !d.is_zero()),
         readings,
@@ -237,6 +241,7 @@ async fn receive(
         verified: true,
         completed_at: None,
         packets: 0,
+        closed: None,
     };
     let Ok(Some(incoming)) = timeout_at(deadline.into(), endpoint.accept()).await else {
         return Ok(out);
@@ -267,6 +272,12 @@ async fn receive(
                 }
             }
             Ok(Ok(None)) => break,
+            // The receiver's endpoint closed the connection itself (a stock quinn receiver
+            // gives up on a stream with more than 1024 holes): the flow's outcome.
+            Ok(Err(ReadError::ConnectionLost(ConnectionError::TransportError(e)))) => {
+                out.closed = Some(ConnectionError::TransportError(e).to_string());
+                break;
+            }
             Ok(Err(e)) => return Err(anyhow!("receiving: {e}")),
         }
     }
