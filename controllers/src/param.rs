@@ -153,35 +153,26 @@ pub(crate) trait ParamValue: Sized {
     fn show(&self) -> String;
 }
 
-impl ParamValue for f64 {
-    const EXPECTED: &'static str = "a number such as 0.05";
-    fn parse(text: &str) -> Option<Self> {
-        text.parse().ok()
-    }
-    fn show(&self) -> String {
-        self.to_string()
-    }
+/// Numbers are written and read as Rust writes and reads them.
+macro_rules! number_param {
+    ($($t:ty => $expected:literal),* $(,)?) => {$(
+        impl ParamValue for $t {
+            const EXPECTED: &'static str = $expected;
+            fn parse(text: &str) -> Option<Self> {
+                text.parse().ok()
+            }
+            fn show(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
 }
 
-impl ParamValue for u64 {
-    const EXPECTED: &'static str = "a whole number such as 3";
-    fn parse(text: &str) -> Option<Self> {
-        text.parse().ok()
-    }
-    fn show(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl ParamValue for u32 {
-    const EXPECTED: &'static str = "a whole number below 2^32, such as 2";
-    fn parse(text: &str) -> Option<Self> {
-        text.parse().ok()
-    }
-    fn show(&self) -> String {
-        self.to_string()
-    }
-}
+number_param!(
+    f64 => "a number such as 0.05",
+    u64 => "a whole number such as 3",
+    u32 => "a whole number below 2^32, such as 2",
+);
 
 impl ParamValue for bool {
     const EXPECTED: &'static str = "on or off";
