@@ -23,6 +23,22 @@
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
 //!
+//! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame by more than
+//! the target) cannot tell the flow's queue from delay noise. Per-packet jitter that keeps packets
+//! in order holds every packet behind a late one, so the delay it adds grows with the rate and
+//! reads as a queue that grows with the window: on `jitter-30M-30ms-1%` (3 ms mean exponential
+//! jitter) the standing queue read 4 ms at 5 Mbit/s and 12 to 14 ms near 30 Mbit/s with no queue
+//! at the bottleneck, and FAST's update held the window at 5 Mbit/s (efficiency 0.70 against the
+//! flow's own lossless runs, which reached 5 Mbit/s as well; quinn's BBR 27 Mbit/s). There the
+//! flow probes for rate: where the update would hold or shrink the window, every eight rounds
+//! the window rises by a quarter and is held for four rounds, and the path model learns a noise
+//! floor ([`PathModel::noise_floor`]) from whether the delivery rate followed. The floor is taken
+//! out of the standing queue and of the queue a lost packet met, added to the minimum RTT as the
+//! RTT of an empty queue, and added to the guard; whose queue it is is read past the jitter as
+//! well. Over eight seeds the class's goodput rose from 4.5 to 15.5 Mbit/s with the p95 queue at
+//! 5 to 7 ms (its budget 10 ms). On other paths the jitter stays far below the target (0.3 ms
+//! and less against 1 to 12 ms on the scoreboard's random-loss classes), and nothing changes.
+//!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
 //! the queue its own, it takes out the queue the lost packet met, `cwnd *= min RTT / (min RTT +
@@ -50,6 +66,12 @@ const SHRINK_EFFECT: f64 = 0.25;
 const REFILL_GROWTH: f64 = 1.25;
 /// Rounds in a row with a short queue after which a shared queue is the flow's own again.
 const SHARED_EXIT_ROUNDS: u32 = 4;
+/// A rate probe on a noisy path: the window's rise, the rounds it is held (one for the raised
+/// window's data to reach the receiver, three for [`PathModel::noise_floor`]'s comparison), and
+/// the rounds between probes.
+const PROBE_GAIN: f64 = 1.25;
+const PROBE_HOLD: u32 = 4;
+const PROBE_INTERVAL: u32 = 8;
 
 /// Whose queue the flow sees at the bottleneck.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,6 +104,9 @@ pub struct ShortQueueAlgorithm {
     discriminator: Discriminator<ShortQueue>,
     owner: QueueOwner,
     rounds_seen: u64,
+    /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
+    probe_hold: u32,
+    since_probe: u32,
     beta: f64,
     ecn_beta: f64,
 }
@@ -95,6 +120,8 @@ impl ShortQueueAlgorithm {
             discriminator: Discriminator::new(ShortQueue::default()),
             owner: QueueOwner::OWN,
             rounds_seen: 0,
+            probe_hold: 0,
+            since_probe: 0,
             beta,
             ecn_beta,
         }
@@ -120,12 +147,58 @@ impl ShortQueueAlgorithm {
         let Some(queue) = self.path().standing_queue() else {
             return;
         };
+        let queue = queue.saturating_sub(self.path().noise_floor());
         let target = self.path().target();
-        self.owner = self.next_owner(queue, target);
+        self.owner = self.next_owner(queue.saturating_sub(self.noise_margin()), target);
         let own = matches!(self.owner, QueueOwner::Own { .. });
-        if own && self.window.state() != State::SlowStart {
+        if own && self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
             self.fast_update(queue, target);
         }
+    }
+
+    /// The RTT of an empty queue, seconds: the minimum RTT, plus the noise floor on a noisy path
+    /// (delay the data spends in flight outside any queue, at the rate the flow sends).
+    fn base_rtt(&self) -> f64 {
+        let path = self.path();
+        path.min_rtt()
+            .saturating_add(path.noise_floor())
+            .as_secs_f64()
+    }
+
+    /// On a noisy path, the jitter ([`PathModel::jitter`]): the standing queue moves by that
+    /// much from round to round, so it is passed over before the queue counts as long or short
+    /// for whose queue it is.
+    fn noise_margin(&self) -> Duration {
+        if self.path().is_noisy() {
+            self.path().jitter()
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// A rate probe, while the path [`PathModel::is_noisy`]: where FAST's update would hold or
+    /// shrink the window, every `PROBE_INTERVAL` rounds the window rises by a quarter and is held
+    /// for `PROBE_HOLD` rounds, so that the path model sees whether the delivery rate follows
+    /// (the queue it read was noise) or not (the pipe was full, and FAST's update then takes the
+    /// probe's queue out). True while the update is to wait.
+    fn rate_probe(&mut self, queue: Duration, target: Duration) -> bool {
+        if self.probe_hold > 0 {
+            self.probe_hold -= 1;
+            return true;
+        }
+        self.since_probe = self.since_probe.saturating_add(1);
+        let limited = self.classifier().rate_limit().is_some();
+        if queue < target || limited || !self.path().is_noisy() {
+            return false;
+        }
+        if self.since_probe < PROBE_INTERVAL {
+            return false;
+        }
+        self.since_probe = 0;
+        self.probe_hold = PROBE_HOLD - 1;
+        let cwnd = self.window.cwnd() as f64;
+        self.window.resize((cwnd * PROBE_GAIN) as u64);
+        true
     }
 
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
@@ -164,15 +237,17 @@ impl ShortQueueAlgorithm {
     }
 
     /// FAST TCP's update with `gamma = 1/2`: halfway to the window that would leave `target`
-    /// queued, at most doubling.
+    /// queued, at most doubling. The RTT of an empty queue is [`Self::base_rtt`], `queue` the
+    /// standing queue above the noise floor.
     fn fast_update(&mut self, queue: Duration, target: Duration) {
         let cwnd = self.window.cwnd() as f64;
+        let base_rtt = self.base_rtt();
         let min_rtt = self.path().min_rtt().as_secs_f64();
         if min_rtt <= 0.0 {
             return;
         }
         let alpha = target.as_secs_f64() * self.path().peak_rate();
-        let aim = cwnd * min_rtt / (min_rtt + queue.as_secs_f64()) + alpha;
+        let aim = cwnd * base_rtt / (base_rtt + queue.as_secs_f64()) + alpha;
         let mut next = (cwnd + (aim - cwnd) / 2.0).min(2.0 * cwnd);
         // Where a rate limit has been found, the window probes above it by a target a round at
         // most, however empty the queue (the policer has none).
@@ -202,10 +277,11 @@ impl ShortQueueAlgorithm {
             // The flow's own queue overflowed (or met an AQM): take out the queue the lost
             // packet met, which keeps the pipe full (never below NewReno's cut).
             (_, QueueOwner::Own { .. }) => {
-                let min_rtt = self.path().min_rtt().as_secs_f64();
-                let queue = self.classifier().last_queue_met().as_secs_f64();
-                let drained = if min_rtt > 0.0 {
-                    (cwnd as f64 * min_rtt / (min_rtt + queue)) as u64
+                let base_rtt = self.base_rtt();
+                let met = self.classifier().last_queue_met();
+                let queue = met.saturating_sub(self.path().noise_floor()).as_secs_f64();
+                let drained = if base_rtt > 0.0 {
+                    (cwnd as f64 * base_rtt / (base_rtt + queue)) as u64
                 } else {
                     cwnd
                 };

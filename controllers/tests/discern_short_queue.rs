@@ -8,8 +8,8 @@ mod common;
 use std::time::Duration;
 
 use common::{Path, MSS, RTT};
-use quinn_discern::event::{CongestionEvent, Verdict};
-use quinn_discern::{DiscernAlgorithm, DiscernConfig, QueueOwner, ShortQueueAlgorithm};
+use quinn_discern::event::{Ack, AckBatch, CongestionEvent, RttSample, Verdict};
+use quinn_discern::{Algorithm, DiscernAlgorithm, DiscernConfig, QueueOwner, ShortQueueAlgorithm};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -110,6 +110,71 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     // Once the queue has stayed short for a few rounds, it is the flow's own again.
     queue_for(&mut path, Duration::ZERO, 10);
     assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+}
+
+/// A round on a jittered path: each pair of frames reads 6 ms or 16 ms more than the minimum RTT,
+/// whatever the window, on top of the queue a link of `capacity` bytes a second (none: a pipe
+/// never full) builds behind a window above its pipe. The round lasts the base RTT plus that
+/// queue, so the delivery rate follows the window below the pipe and stays at `capacity` above.
+fn jittered_round(path: &mut Path<ShortQueueAlgorithm>, capacity: Option<f64>) {
+    let cwnd = path.cwnd();
+    let queue = capacity.map_or(0.0, |c| (cwnd as f64 / c - RTT.as_secs_f64()).max(0.0));
+    let span = RTT + Duration::from_secs_f64(queue);
+    let sent = path.at(path.clock);
+    path.clock += span;
+    let now = path.at(path.clock);
+    let packets = (cwnd / MSS).max(1);
+    for packet in 0..packets {
+        let noise = if (packet / 2) % 2 == 0 {
+            6 * MS
+        } else {
+            16 * MS
+        };
+        let rtt = RttSample::flat(RTT).with_latest(span + noise);
+        path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
+        if packet % 2 == 1 || packet + 1 == packets {
+            let acked = 1 + packet % 2;
+            let in_flight = (packets - packet - 1) * MSS;
+            let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, Some(rtt));
+            path.algorithm.on_ack_batch(&batch);
+        }
+    }
+}
+
+#[test]
+fn on_a_jittered_path_delay_that_the_rate_shows_to_be_noise_does_not_shrink_the_window() {
+    let mut path = settled();
+    let before = path.cwnd();
+    for _ in 0..40 {
+        jittered_round(&mut path, None);
+    }
+    let path_model = path.algorithm.classifier().path();
+    assert!(path_model.is_noisy());
+    // A standing queue of 6 ms, above the target: FAST's update alone takes the window down a
+    // few hundredths a round. The probes show the rate following the window: it is noise.
+    assert!(
+        path_model.noise_floor() >= 5 * MS,
+        "{:?}",
+        path_model.noise_floor()
+    );
+    assert!(path.cwnd() >= before, "{} then {}", before, path.cwnd());
+}
+
+#[test]
+fn on_a_jittered_path_a_real_standing_queue_still_shrinks_the_window() {
+    let mut path = settled();
+    let before = path.cwnd() as f64;
+    // The pipe holds four fifths of the window: the rest stands queued (25 ms), and the rate does
+    // not follow the probes.
+    let capacity = 0.8 * before / RTT.as_secs_f64();
+    for _ in 0..40 {
+        jittered_round(&mut path, Some(capacity));
+    }
+    assert!(path.algorithm.classifier().path().is_noisy());
+    let pipe = 0.8 * before;
+    let after = path.cwnd() as f64;
+    assert!(after < 0.95 * before, "{before} then {after}");
+    assert!(after < 1.15 * pipe, "{after} against a pipe of {pipe}");
 }
 
 #[test]

@@ -35,6 +35,14 @@ const RATE_LOSS_SHARE: u64 = 5;
 /// Rounds a found rate limit is remembered after the last loss that showed it.
 const RATE_LIMIT_ROUNDS: u64 = 16;
 const MIN_RATE_LOSSES: u64 = 4;
+/// Rounds on each side of the comparison that finds the delay noise floor: enough that the
+/// delivery rate, whose round-to-round spread on a jittered path is a tenth or more, averages to
+/// a few hundredths.
+const NOISE_ROUNDS: usize = 3;
+/// The rise of the data in flight, between the two sides, that the comparison reads.
+const NOISE_GROWTH: f64 = 0.1;
+/// What a comparison that finds the pipe full keeps of the noise floor.
+const NOISE_KEPT: f64 = 0.75;
 
 /// What made a loss congestion, for the response: a queue is answered as NewReno answers it
 /// (multiplicative decrease), a rate limit by falling back to the rate the path delivers.
@@ -85,6 +93,14 @@ pub struct PathModel {
     /// The smallest queue of the last six frames, once there are six.
     recent: Option<Duration>,
     slow_start_exit: Duration,
+    /// Sum of the bytes in flight after each frame of the current round, and its mean over
+    /// the last complete round.
+    round_in_flight: f64,
+    last_in_flight: f64,
+    /// `(mean bytes in flight of the round before, delivery rate, standing queue)` of the last
+    /// `2 * NOISE_ROUNDS` rounds: what was sent in one round is delivered in the next.
+    history: VecDeque<(f64, f64, Duration)>,
+    noise: Duration,
 }
 
 impl Default for PathModel {
@@ -105,6 +121,10 @@ impl Default for PathModel {
             successive_difference: 0.0,
             recent: None,
             slow_start_exit: MIN_TARGET,
+            round_in_flight: 0.0,
+            last_in_flight: 0.0,
+            history: VecDeque::with_capacity(2 * NOISE_ROUNDS),
+            noise: Duration::ZERO,
         }
     }
 }
@@ -207,7 +227,65 @@ impl PathModel {
             .saturating_mul(3)
             .saturating_add(self.burst().saturating_mul(2))
             .saturating_add(self.jitter())
+            .saturating_add(self.noise_floor())
             .max(MIN_GUARD)
+    }
+
+    /// The path's delay variation exceeds the target: the queue the flow reads cannot tell its
+    /// own queue from delay noise.
+    pub fn is_noisy(&self) -> bool {
+        self.jitter() > self.target()
+    }
+
+    /// The standing queue that is delay noise rather than a queue: the standing queue of rounds
+    /// after which the data in flight rose and the delivery rate rose with it, so the pipe was
+    /// not full ([`Self::learn_noise`]). Zero unless the path [`Self::is_noisy`].
+    pub fn noise_floor(&self) -> Duration {
+        if self.is_noisy() {
+            self.noise
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// Compares the last `NOISE_ROUNDS` rounds with the ones before them. Where the data in
+    /// flight rose by a tenth or more, a delivery rate that rose by half as much or more shows
+    /// the pipe was not full before: the standing queue then was noise (order-keeping per-packet
+    /// jitter grows with the rate, so it reads as a queue that grows with the window). A rate
+    /// that rose by less than a quarter as much shows it full: the floor loses a quarter, so
+    /// that a queue once taken for noise is shed. Each reading starts a fresh comparison.
+    fn learn_noise(&mut self) {
+        if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() {
+            return;
+        }
+        let mean = |rounds: std::ops::Range<usize>| {
+            let n = rounds.len() as f64;
+            let side = self.history.range(rounds);
+            side.fold((0.0, 0.0, 0.0), |(f, r, q), &(in_flight, rate, queue)| {
+                (f + in_flight / n, r + rate / n, q + queue.as_secs_f64() / n)
+            })
+        };
+        let (flight_before, rate_before, queue_before) = mean(0..NOISE_ROUNDS);
+        let (flight_after, rate_after, queue_after) = mean(NOISE_ROUNDS..2 * NOISE_ROUNDS);
+        if flight_before <= 0.0 || rate_before <= 0.0 {
+            return;
+        }
+        let grew = flight_after / flight_before - 1.0;
+        if grew < NOISE_GROWTH {
+            return;
+        }
+        let followed = rate_after / rate_before - 1.0;
+        // The rise of the queue the added data would have made behind a full pipe.
+        let full_rise = (flight_after - flight_before) / rate_before;
+        let rose = queue_after - queue_before;
+        if followed >= grew / 2.0 && rose < full_rise / 2.0 {
+            self.noise = seconds(queue_before).min(self.min_rtt / 2);
+        } else if followed < grew / 4.0 || rose >= full_rise / 2.0 {
+            self.noise = self.noise.mul_f64(NOISE_KEPT);
+        } else {
+            return;
+        }
+        self.history.clear();
     }
 
     fn on_ack(&mut self, ack: &Ack) {
@@ -227,6 +305,7 @@ impl PathModel {
                     let mean = self.round_queue_sum / f64::from(self.round_frames);
                     self.standing = Some(seconds(mean));
                 }
+                self.record_round(span);
                 self.rounds += 1;
                 self.update_slow_start_exit();
                 self.begin_round(ack.now);
@@ -241,6 +320,22 @@ impl PathModel {
         self.round_queue_sum = 0.0;
         self.round_frames = 0;
         self.round_acked = 0;
+        self.round_in_flight = 0.0;
+    }
+
+    /// Files the round that ended, `span` seconds long, for [`Self::learn_noise`].
+    fn record_round(&mut self, span: f64) {
+        let in_flight = self.round_in_flight / f64::from(self.round_frames.max(1));
+        if let (true, Some(standing)) = (span > 0.0 && self.round_frames > 0, self.standing) {
+            if self.history.len() == 2 * NOISE_ROUNDS {
+                self.history.pop_front();
+            }
+            let rate = self.round_acked as f64 / span;
+            self.history
+                .push_back((self.last_in_flight, rate, standing));
+            self.learn_noise();
+        }
+        self.last_in_flight = in_flight;
     }
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
@@ -271,6 +366,7 @@ impl PathModel {
         }
         if let Some(recent) = self.recent {
             self.round_queue_sum += recent.as_secs_f64();
+            self.round_in_flight += batch.in_flight as f64;
             self.round_frames += 1;
         }
     }
@@ -278,10 +374,23 @@ impl PathModel {
     /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
     /// packets of the three frames sent nearest before it and the three after it. Those were
     /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
-    /// delay, and a full or AQM-controlled queue stands high for all of them.
+    /// delay, and a full or AQM-controlled queue stands high for all of them. On a noisy path,
+    /// also every frame sent up to a quarter of the minimum RTT before it: jitter that keeps
+    /// order holds back every packet behind a late one, a rise that comes at once and drains
+    /// packet by packet, where a queue that drops packets has stood for longer.
     pub fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
         let split = self.frames.partition_point(|&(at, _, _)| at <= sent);
-        let before = self.frames.range(..split).rev().take(NEIGHBOURS);
+        let reach = if self.is_noisy() {
+            self.min_rtt / 4
+        } else {
+            Duration::ZERO
+        };
+        let before = self.frames.range(..split).rev().enumerate();
+        let before = before
+            .take_while(|&(i, &(at, _, _))| {
+                i < NEIGHBOURS || sent.saturating_duration_since(at) <= reach
+            })
+            .map(|(_, frame)| frame);
         let after = self.frames.range(split..).take(NEIGHBOURS);
         before.chain(after).map(|&(_, _, q)| q).min()
     }
