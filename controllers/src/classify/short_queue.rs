@@ -239,7 +239,7 @@ impl PathModel {
 
     /// The standing queue that is delay noise rather than a queue: the standing queue of rounds
     /// after which the data in flight rose and the delivery rate rose with it, so the pipe was
-    /// not full ([`Self::learn_noise`]). Zero unless the path [`Self::is_noisy`].
+    /// not full (`learn_noise`). Zero unless the path [`Self::is_noisy`].
     pub fn noise_floor(&self) -> Duration {
         if self.is_noisy() {
             self.noise
