@@ -55,7 +55,7 @@ use crate::report::RunOutput;
 use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
 use crate::scenario::{FlowController, Scenario};
-use crate::shard::Shard;
+use crate::shard::{Manifest, Shard};
 use crate::transport::Qlog;
 
 /// The command line with the scoreboard's matrix in `discern score --help`, generated from the
@@ -103,6 +103,19 @@ fn dispatch(cli: Cli, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
         Command::List => list::list(Path::new("scenarios")),
         Command::Clean(args) => clean::clean(&args),
     }
+}
+
+/// Writes `manifest` to `dir/manifest.json`, the keys of its free-form parts (the spec, each
+/// run's job) in sorted order. quinn's qlog support turns on serde_json's `preserve_order` for
+/// the whole harness, which would otherwise write them in field order; sorting keeps manifests
+/// as they always were, with or without that feature.
+fn write_manifest(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
+    let mut sorted = manifest.clone();
+    sorted.spec.sort_all_objects();
+    for run in &mut sorted.runs {
+        run.job.sort_all_objects();
+    }
+    crate::output::write_json(&dir.join(crate::shard::MANIFEST), &sorted)
 }
 
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use super::{
-    dir_safe, load, overrides, progress_bar, resolve, runs_label, threads, QlogRunner, SweepArgs,
+    dir_safe, load, overrides, progress_bar, resolve, runs_label, threads, write_manifest,
+    QlogRunner, SweepArgs,
 };
 use crate::output;
 use crate::report::RunOutput;
@@ -69,7 +70,7 @@ pub(super) fn sweep_cmd(args: SweepArgs, runner: &QlogRunner<'_>) -> anyhow::Res
             })
             .collect(),
     };
-    output::write_json(&dir.join(shard::MANIFEST), &manifest)?;
+    write_manifest(&dir, &manifest)?;
     if args.shard.is_some() {
         return shard_done(part, total, &dir, &records);
     }
