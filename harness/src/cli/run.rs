@@ -42,10 +42,13 @@ pub(super) fn run(args: RunArgs, runner: &QlogRunner<'_>) -> anyhow::Result<Exit
 
     out!("{}", table::run_table(&out.summary).render())?;
     out!("{}", table::run_footer(&out.summary))?;
-    let names: Vec<String> = files
+    let mut names: Vec<String> = files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
+    if args.common.qlog {
+        names.push(format!("{}/", output::QLOG_DIR));
+    }
     outln!("outputs in {}: {}", dir.display(), names.join(", "))?;
 
     let unverified: Vec<String> = out
