@@ -120,11 +120,13 @@ impl<A: Algorithm> Body for A {
     }
 
     /// The same window quinn enforces (`cwnd + 1`, see [`Body::window`]), so that quinn's
-    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself.
+    /// `PathStats::cwnd` and qlog agree; the crate's `tracing` events show `cwnd` itself. No
+    /// ssthresh until the first reduction sets one: the unbounded start (`u64::MAX`) in a qlog
+    /// trace would only stretch a viewer's axis to 2^64.
     fn metrics(&self) -> ControllerMetrics {
         let mut metrics = ControllerMetrics::default();
         metrics.congestion_window = Body::window(self);
-        metrics.ssthresh = Some(Algorithm::window(self).ssthresh());
+        metrics.ssthresh = Some(Algorithm::window(self).ssthresh()).filter(|&s| s != u64::MAX);
         metrics
     }
 }

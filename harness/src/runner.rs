@@ -8,6 +8,7 @@ use anyhow::{anyhow, bail};
 use crate::report::RunOutput;
 use crate::scenario::Scenario;
 use crate::sim::PacketProtection;
+use crate::transport::Qlog;
 
 /// What carries the packets of a run (`--link`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,6 +60,17 @@ pub fn run_with(
     kind: LinkKind,
     protection: PacketProtection,
 ) -> anyhow::Result<RunOutput> {
+    run_with_qlog(scenario, kind, protection, None)
+}
+
+/// [`run_with`], each flow's endpoints writing a qlog trace into `qlog` when it is given: in
+/// virtual time on the simulator, in real time in namespaces.
+pub fn run_with_qlog(
+    scenario: &Scenario,
+    kind: LinkKind,
+    protection: PacketProtection,
+    qlog: Option<&Qlog>,
+) -> anyhow::Result<RunOutput> {
     match kind {
         LinkKind::Sim => {
             if let Some(tcp) = scenario
@@ -71,9 +83,15 @@ pub fn run_with(
                     tcp.id()
                 );
             }
-            Ok(crate::sim::run_with(scenario, protection)?)
+            Ok(crate::sim::run_with_qlog(scenario, protection, qlog)?)
         }
-        LinkKind::Netns => crate::netns::run(scenario),
+        LinkKind::Netns => {
+            let options = crate::netns::Options {
+                qlog: qlog.cloned(),
+                ..Default::default()
+            };
+            crate::netns::run_with(scenario, &options)
+        }
     }
 }
 

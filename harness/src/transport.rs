@@ -1,10 +1,15 @@
 //! The QUIC transport configuration of a flow, one place for both runners: the simulator and the
 //! netns runner give quinn exactly the same parameters, so the two differ only in their links.
 
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use quinn_proto::{AckFrequencyConfig, IdleTimeout, TransportConfig, VarInt};
+use quinn_proto::{
+    AckFrequencyConfig, IdleTimeout, QlogConfig, QlogStream, TransportConfig, VarInt,
+};
 
 use crate::scenario::{Flow, FlowController, Scenario};
 
@@ -20,9 +25,43 @@ pub enum TransportError {
     KernelTcp(String),
     #[error("flow window of {0} bytes is beyond QUIC's varint range")]
     Window(u64),
+    #[error("qlog: {path}: {reason}")]
+    Qlog { path: PathBuf, reason: String },
+}
+
+/// Where a run writes its qlog traces (`--qlog`): one JSON-SEQ file per endpoint of every flow,
+/// `flow-<N>-sender.sqlog` and `flow-<N>-receiver.sqlog`, in `dir`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Qlog {
+    pub dir: PathBuf,
+}
+
+impl Qlog {
+    /// The traces of the run whose outputs go to `run_dir`: its `qlog/` folder.
+    pub fn in_run(run_dir: &Path) -> Self {
+        Self {
+            dir: run_dir.join(crate::output::QLOG_DIR),
+        }
+    }
+
+    /// The trace of flow `flow`'s `role` (`sender` or `receiver`).
+    pub fn file(&self, flow: usize, role: &str) -> PathBuf {
+        self.dir.join(crate::output::qlog_file_name(flow, role))
+    }
+}
+
+/// One flow's qlog traces: where they go, which flow (its index in the run) and the instant
+/// their times count from. The simulator gives its clock's epoch, so the traces are in virtual
+/// time; namespaces give a real instant.
+#[derive(Debug, Clone, Copy)]
+pub struct FlowQlog<'a> {
+    pub qlog: &'a Qlog,
+    pub flow: usize,
+    pub start: Instant,
 }
 
 /// The sender's and the receiver's transport configuration of one flow.
+#[derive(Clone)]
 pub struct FlowTransport {
     pub sender: Arc<TransportConfig>,
     pub receiver: Arc<TransportConfig>,
@@ -38,6 +77,16 @@ impl FlowTransport {
     /// advertised window. The idle timeout outlives the run, so a stalled flow shows up as low
     /// goodput rather than a closed connection.
     pub fn new(scenario: &Scenario, flow: &Flow) -> Result<Self, TransportError> {
+        Self::with_qlog(scenario, flow, None)
+    }
+
+    /// [`FlowTransport::new`], each side writing a qlog trace when `qlog` is given. A trace is
+    /// one connection's, so a flow that writes them cannot share its configuration with another.
+    pub fn with_qlog(
+        scenario: &Scenario,
+        flow: &Flow,
+        qlog: Option<FlowQlog<'_>>,
+    ) -> Result<Self, TransportError> {
         let window = (4 * pipe_bytes(scenario, &flow.path)).max(MIN_WINDOW);
         let cap = flow.receive_window.map(|b| b.0);
         let mut sender = base(scenario)?;
@@ -59,11 +108,44 @@ impl FlowTransport {
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
             sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
         }
+        if let Some(q) = qlog {
+            let title = format!("{} flow {}", scenario.name, q.flow);
+            sender.qlog_stream(Some(qlog_stream(&q, "sender", &title, flow)?));
+            receiver.qlog_stream(Some(qlog_stream(&q, "receiver", &title, flow)?));
+        }
         Ok(Self {
             sender: Arc::new(sender),
             receiver: Arc::new(receiver),
         })
     }
+}
+
+/// The qlog stream of `role`'s side of flow `q.flow`, in a new file (its folder created).
+fn qlog_stream(
+    q: &FlowQlog<'_>,
+    role: &str,
+    title: &str,
+    flow: &Flow,
+) -> Result<QlogStream, TransportError> {
+    let path = q.qlog.file(q.flow, role);
+    let failed = |reason: String| TransportError::Qlog {
+        path: path.clone(),
+        reason,
+    };
+    std::fs::create_dir_all(&q.qlog.dir).map_err(|e| failed(e.to_string()))?;
+    let file = File::create(&path).map_err(|e| failed(e.to_string()))?;
+    let mut config = QlogConfig::default();
+    config
+        // Buffered: quinn writes one record per packet sent, received or lost. The buffer is
+        // flushed when the connection and its configuration are dropped, at the run's end.
+        .writer(Box::new(BufWriter::new(file)))
+        .title(Some(format!("{title} {role}")))
+        // Only the sender runs the flow's controller; the receiver has quinn's default.
+        .description(Some(format!("{role} of a {} flow", flow.controller.id())))
+        .start_time(q.start);
+    config
+        .into_stream()
+        .ok_or_else(|| failed("quinn could not start the trace".into()))
 }
 
 /// What both sides share: the scenario's MTU, no MTU discovery, no keep-alives, an idle timeout

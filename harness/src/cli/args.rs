@@ -1,7 +1,7 @@
 //! The command line's shape: clap's types for every command and option, apart from what the
 //! commands do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -9,6 +9,7 @@ use crate::runner::LinkKind;
 use crate::shard::Shard;
 use crate::sim::PacketProtection;
 use crate::sweep::Vary;
+use crate::transport::Qlog;
 
 /// Loss-discriminating congestion control for QUIC: run scenarios on a simulator or in network
 /// namespaces, and compare controllers.
@@ -116,6 +117,17 @@ pub struct Common {
     /// the same sizes and so the same results, faster. netns runs always use the real ciphers.
     #[arg(long)]
     pub real_crypto: bool,
+    /// Write a qlog trace of each flow's sender and receiver to the run's folder, e.g.
+    /// qlog/flow-0-sender.sqlog (JSON-SEQ; open it in qvis). Simulator traces are in virtual time.
+    #[arg(long)]
+    pub qlog: bool,
+}
+
+impl Common {
+    /// Where the run whose outputs go to `run_dir` writes its qlog traces, with `--qlog`.
+    pub fn qlog_in(&self, run_dir: &Path) -> Option<Qlog> {
+        self.qlog.then(|| Qlog::in_run(run_dir))
+    }
 }
 
 #[derive(Debug, Args)]

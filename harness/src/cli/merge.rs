@@ -6,8 +6,7 @@ use anyhow::{bail, Context};
 
 use super::score::{finish_score, ScoreSpec};
 use super::sweep_cmd::finish_sweep;
-use super::MergeArgs;
-use crate::output;
+use super::{write_manifest, MergeArgs};
 use crate::shard;
 use crate::sweep;
 
@@ -38,7 +37,7 @@ pub(super) fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
-    output::write_json(&args.out.join(shard::MANIFEST), &merged.manifest)?;
+    write_manifest(&args.out, &merged.manifest)?;
     match merged.manifest.command.as_str() {
         "sweep" => {
             let spec: sweep::outputs::Spec =

@@ -55,7 +55,8 @@ use crate::report::RunOutput;
 use crate::runner::{self, LinkKind};
 use crate::scenario::Override;
 use crate::scenario::{FlowController, Scenario};
-use crate::shard::Shard;
+use crate::shard::{Manifest, Shard};
+use crate::transport::Qlog;
 
 /// The command line with the scoreboard's matrix in `discern score --help`, generated from the
 /// class table so the two never disagree.
@@ -73,23 +74,48 @@ pub fn parse() -> Cli {
 /// Runs a parsed command line; `Err` is reported as `error: <message>` by the binary.
 pub fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     let protection = cli.command.packet_protection();
-    execute_with(cli, &|s, kind| runner::run_with(s, kind, protection))
+    dispatch(cli, &|s, kind, qlog| {
+        runner::run_with_qlog(s, kind, protection, qlog)
+    })
 }
 
 /// A runner as the CLI calls it: the scenario and the `--link` choice.
 pub type Runner<'a> = dyn Fn(&Scenario, LinkKind) -> anyhow::Result<RunOutput> + Sync + 'a;
 
+/// A [`Runner`] that is also told where the run writes its qlog traces (`--qlog`): only the
+/// command knows each run's output folder.
+type QlogRunner<'a> =
+    dyn Fn(&Scenario, LinkKind, Option<&Qlog>) -> anyhow::Result<RunOutput> + Sync + 'a;
+
 /// [`execute`] with another runner in place of [`runner::run_with`] (tests use a synthetic one).
+/// Such a runner writes no qlog traces: `--qlog` is quinn's, which it may not run.
 pub fn execute_with(cli: Cli, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    dispatch(cli, &|s, kind, _| runner(s, kind))
+}
+
+fn dispatch(cli: Cli, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args, runner),
         Command::Sweep(args) => sweep_cmd::sweep_cmd(args, runner),
-        Command::Score(args) => score::score_cmd(args, runner),
+        Command::Score(args) => score::score_cmd(args, &|s, kind| runner(s, kind, None)),
         Command::Merge(args) => merge::merge_cmd(args),
         Command::Plot(args) => plot::plot_cmd(&args),
         Command::List => list::list(Path::new("scenarios")),
         Command::Clean(args) => clean::clean(&args),
     }
+}
+
+/// Writes `manifest` to `dir/manifest.json`, the keys of its free-form parts (the spec, each
+/// run's job) in sorted order. quinn's qlog support turns on serde_json's `preserve_order` for
+/// the whole harness, which would otherwise write them in field order; sorting keeps manifests
+/// as they always were, with or without that feature.
+fn write_manifest(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
+    let mut sorted = manifest.clone();
+    sorted.spec.sort_all_objects();
+    for run in &mut sorted.runs {
+        run.job.sort_all_objects();
+    }
+    crate::output::write_json(&dir.join(crate::shard::MANIFEST), &sorted)
 }
 
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {

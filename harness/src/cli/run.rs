@@ -6,14 +6,14 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use super::{
-    controller, dir_safe, load, overrides, progress_bar, resolve, threads, RunArgs, Runner,
+    controller, dir_safe, load, overrides, progress_bar, resolve, threads, QlogRunner, RunArgs,
 };
 use crate::output::{self, table};
 use crate::report::RunOutput;
 use crate::scenario::{FlowController, Override, Scenario};
 use crate::sweep;
 
-pub(super) fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+pub(super) fn run(args: RunArgs, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
     let mut scenario = load(&path, &sets)?;
@@ -33,15 +33,22 @@ pub(super) fn run(args: RunArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode
         };
         return run_repeated(&args, &seeds, &scenario, &dir, runner);
     }
-    let out = runner(&scenario, args.common.link)?;
+    let out = runner(
+        &scenario,
+        args.common.link,
+        args.common.qlog_in(&dir).as_ref(),
+    )?;
     let files = output::write_run(&dir, &out)?;
 
     out!("{}", table::run_table(&out.summary).render())?;
     out!("{}", table::run_footer(&out.summary))?;
-    let names: Vec<String> = files
+    let mut names: Vec<String> = files
         .iter()
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
+    if args.common.qlog {
+        names.push(format!("{}/", output::QLOG_DIR));
+    }
     outln!("outputs in {}: {}", dir.display(), names.join(", "))?;
 
     let unverified: Vec<String> = out
@@ -74,7 +81,7 @@ fn run_repeated(
     from: &SeedRuns<'_>,
     scenario: &Scenario,
     dir: &Path,
-    runner: &Runner<'_>,
+    runner: &QlogRunner<'_>,
 ) -> anyhow::Result<ExitCode> {
     let seeds = sweep::seeds(scenario.seed, args.runs)?;
     let mut jobs = Vec::with_capacity(seeds.len());
@@ -89,9 +96,11 @@ fn run_repeated(
     }
     let bar = progress_bar(jobs.len(), "runs");
     let kind = args.common.link;
-    let run_one = |s: &Scenario| runner(s, kind);
+    let seed_dir = |seed: u64| dir.join(format!("seed={seed}"));
+    // Each job's scenario carries its seed, which names the run's folder.
+    let run_one = |s: &Scenario| runner(s, kind, args.common.qlog_in(&seed_dir(s.seed)).as_ref());
     let keep = |seed: &u64, out: &RunOutput| {
-        let r = output::write_run(&dir.join(format!("seed={seed}")), out);
+        let r = output::write_run(&seed_dir(*seed), out);
         bar.inc(1);
         r?;
         Ok(out.summary.clone())

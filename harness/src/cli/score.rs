@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 
-use super::{controller, progress_bar, runs_label, threads, Runner, ScoreArgs};
+use super::{controller, progress_bar, runs_label, threads, write_manifest, Runner, ScoreArgs};
 use crate::output;
 use crate::report::RunOutput;
 use crate::runner::LinkKind;
@@ -133,7 +133,7 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
             })
             .collect::<anyhow::Result<_>>()?,
     };
-    output::write_json(&args.out.join(shard::MANIFEST), &manifest)?;
+    write_manifest(&args.out, &manifest)?;
     if args.shard.is_some() {
         let failed = outcomes.iter().filter(|o| o.is_err()).count();
         return shard_done(part, total, part_jobs.len(), failed, &args.out);

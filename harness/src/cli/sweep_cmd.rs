@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use super::{
-    dir_safe, load, overrides, progress_bar, resolve, runs_label, threads, Runner, SweepArgs,
+    dir_safe, load, overrides, progress_bar, resolve, runs_label, threads, write_manifest,
+    QlogRunner, SweepArgs,
 };
 use crate::output;
 use crate::report::RunOutput;
@@ -14,7 +15,7 @@ use crate::scenario::{FlowController, Override, Scenario};
 use crate::shard::{self, Manifest, ManifestRun, Shard};
 use crate::sweep;
 
-pub(super) fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+pub(super) fn sweep_cmd(args: SweepArgs, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
     check_args(&args)?;
@@ -69,7 +70,7 @@ pub(super) fn sweep_cmd(args: SweepArgs, runner: &Runner<'_>) -> anyhow::Result<
             })
             .collect(),
     };
-    output::write_json(&dir.join(shard::MANIFEST), &manifest)?;
+    write_manifest(&dir, &manifest)?;
     if args.shard.is_some() {
         return shard_done(part, total, &dir, &records);
     }
@@ -140,20 +141,22 @@ fn run_points(
     dir: &Path,
     total: usize,
     jobs: Vec<(sweep::Point, Scenario)>,
-    runner: &Runner<'_>,
+    runner: &QlogRunner<'_>,
 ) -> anyhow::Result<Vec<sweep::Record>> {
     let runs_dir = dir.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
     let bar = progress_bar(jobs.len(), &runs_label(args.shard));
     let kind = args.common.link;
-    let run_one = |s: &Scenario| runner(s, kind);
+    let run_dir = |p: &sweep::Point| runs_dir.join(p.dir_name(total));
+    let run_one =
+        |p: &sweep::Point, s: &Scenario| runner(s, kind, args.common.qlog_in(&run_dir(p)).as_ref());
     let on_done = |p: &sweep::Point, out: &RunOutput| {
-        let r = output::write_run(&runs_dir.join(p.dir_name(total)), out);
+        let r = output::write_run(&run_dir(p), out);
         bar.inc(1);
         r.map(|_| ())
     };
-    let records = sweep::run_all(jobs, &run_one, threads(args.jobs), &on_done);
+    let records = sweep::run_all_with(jobs, &run_one, threads(args.jobs), &on_done);
     bar.finish_and_clear();
     Ok(records)
 }

@@ -18,7 +18,7 @@ use super::topology::Topology;
 use super::{quic, tcp};
 use crate::scenario::Scenario;
 use crate::tls;
-use crate::transport::FlowTransport;
+use crate::transport::{FlowQlog, FlowTransport, Qlog};
 
 const QUIC_PORT: u16 = 4433;
 const TCP_PORT: u16 = 5001;
@@ -61,9 +61,9 @@ pub async fn run(
     plan: &Plan,
     topo: &Topology,
     signals: Signals,
-    panic_after_start: bool,
+    options: &super::Options,
 ) -> anyhow::Result<Finished> {
-    let ready = prepare(scenario, plan, topo)?;
+    let ready = prepare(scenario, plan, topo, options.qlog.as_ref())?;
     let epoch = Instant::now();
     let deadline = epoch + scenario.duration;
     let stop = Arc::new(AtomicBool::new(false));
@@ -77,7 +77,7 @@ pub async fn run(
             }
         }
     }
-    let quic = join_quic(quic_tasks, signals, panic_after_start).await;
+    let quic = join_quic(quic_tasks, signals, options.panic_after_start).await;
     if quic.is_err() {
         stop.store(true, Ordering::Relaxed);
     }
@@ -93,8 +93,16 @@ pub async fn run(
     })
 }
 
-fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<Vec<Ready>> {
+/// Every flow's sockets and configurations; with `qlog`, each QUIC flow's endpoints write traces
+/// whose times count from here, just before the flows start (real time).
+fn prepare(
+    scenario: &Scenario,
+    plan: &Plan,
+    topo: &Topology,
+    qlog: Option<&Qlog>,
+) -> anyhow::Result<Vec<Ready>> {
     let identity = tls::Identity::generate()?;
+    let start = Instant::now();
     let mut ready = Vec::with_capacity(plan.flows.len());
     for fp in &plan.flows {
         let spec = &scenario.flows[fp.spec];
@@ -114,7 +122,12 @@ fn prepare(scenario: &Scenario, plan: &Plan, topo: &Topology) -> anyhow::Result<
             )?));
             continue;
         }
-        let transport = FlowTransport::new(scenario, spec)?;
+        let flow_qlog = qlog.map(|qlog| FlowQlog {
+            qlog,
+            flow: fp.index,
+            start,
+        });
+        let transport = FlowTransport::with_qlog(scenario, spec, flow_qlog)?;
         let mut server_config = identity.server_config()?;
         server_config.transport = transport.receiver;
         let mut client_config = identity.client_config()?;

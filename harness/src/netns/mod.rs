@@ -69,6 +69,8 @@ pub struct Options {
     /// Told the run's namespace prefix before anything is created.
     #[allow(clippy::type_complexity)]
     pub on_prefix: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+    /// Where each flow's endpoints write their qlog traces (`--qlog`), if anywhere.
+    pub qlog: Option<crate::transport::Qlog>,
 }
 
 /// Runs `scenario` in network namespaces.
@@ -145,7 +147,7 @@ async fn run_async(
     if options.fail_after_topology {
         bail!("failing on purpose after building the topology");
     }
-    let flows = flow::run(scenario, plan, &topo, signals, options.panic_after_start).await?;
+    let flows = flow::run(scenario, plan, &topo, signals, options).await?;
     let reports = topo.finish_user_links();
     let events: Vec<CwndEvent> = sink
         .lock()

@@ -13,6 +13,15 @@ use anyhow::Context;
 
 use crate::report::RunOutput;
 
+/// The folder of a run's qlog traces (`--qlog`), inside the run's output folder.
+pub const QLOG_DIR: &str = "qlog";
+
+/// The qlog trace of flow `flow`'s `role` (`sender` or `receiver`), e.g. `flow-0-sender.sqlog`:
+/// `.sqlog` is the extension qvis and other qlog tools expect of JSON-SEQ traces.
+pub fn qlog_file_name(flow: usize, role: &str) -> String {
+    format!("flow-{flow}-{role}.sqlog")
+}
+
 /// Writes every output of one run into `dir` (created if needed) and returns the files written.
 pub fn write_run(dir: &Path, out: &RunOutput) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

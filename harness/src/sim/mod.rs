@@ -50,7 +50,7 @@ use crate::report::{
     VerdictAccuracy,
 };
 use crate::scenario::Scenario;
-use crate::transport::{FlowTransport, TransportError};
+use crate::transport::{FlowQlog, FlowTransport, Qlog, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
 use flow::{FlowSetup, FlowState};
 use network::{Event, Net};
@@ -93,12 +93,22 @@ pub fn run(scenario: &Scenario) -> Result<RunOutput, SimError> {
 
 /// [`run`] with the packet protection `protection`; the summary and series are the same for both.
 pub fn run_with(scenario: &Scenario, protection: PacketProtection) -> Result<RunOutput, SimError> {
+    run_with_qlog(scenario, protection, None)
+}
+
+/// [`run_with`], each flow's endpoints writing a qlog trace into `qlog` when it is given. The
+/// traces' times are virtual: they count from the clock's epoch, as the run's outputs do.
+pub fn run_with_qlog(
+    scenario: &Scenario,
+    protection: PacketProtection,
+    qlog: Option<&Qlog>,
+) -> Result<RunOutput, SimError> {
     let wall = Instant::now();
     let start = clock::ticks();
     let sink = Sink::default();
     let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
-        let mut sim = Sim::new(scenario, sink, protection)?;
+        let mut sim = Sim::new(scenario, sink, protection, qlog)?;
         sim.run()?;
         Ok::<_, SimError>(sim.finish(scenario))
     })?;
@@ -161,22 +171,36 @@ impl Sim {
         scenario: &Scenario,
         sink: Sink,
         protection: PacketProtection,
+        qlog: Option<&Qlog>,
     ) -> Result<Self, SimError> {
         validate(scenario)?;
         let identity = crate::tls::Identity::generate()?;
         let (server_base, client_base) = null_crypto::configs(&identity, protection)?;
         let end = from_duration(scenario.duration);
+        // Taken before the flows' configurations: their qlog traces count from it too.
+        let epoch = Instant::now();
         let mut paths = Vec::new();
         let mut flows = Vec::new();
         for spec in &scenario.flows {
-            let transport = FlowTransport::new(scenario, spec)?;
-            let (sender, receiver) = (transport.sender, transport.receiver);
+            let shared = FlowTransport::new(scenario, spec)?;
             for _ in 0..spec.count {
                 let index = flows.len();
+                let transport = match qlog {
+                    Some(qlog) => FlowTransport::with_qlog(
+                        scenario,
+                        spec,
+                        Some(FlowQlog {
+                            qlog,
+                            flow: index,
+                            start: epoch,
+                        }),
+                    )?,
+                    None => shared.clone(),
+                };
                 let mut server_config = server_base.clone();
-                server_config.transport = receiver.clone();
+                server_config.transport = transport.receiver;
                 let mut client_config = client_base.clone();
-                client_config.transport_config(sender.clone());
+                client_config.transport_config(transport.sender);
                 flows.push(FlowState::new(FlowSetup {
                     index,
                     controller: spec.controller.id().to_owned(),
@@ -189,7 +213,7 @@ impl Sim {
                 paths.push(spec.path.clone());
             }
         }
-        let net = Net::new(scenario, &paths, Clock::new(Instant::now()));
+        let net = Net::new(scenario, &paths, Clock::new(epoch));
         Ok(Self {
             net,
             record: Recorder::new(flows.len(), EventSamples::OnePerMs),

@@ -76,6 +76,8 @@ pub fn controller_label(point: &Point, scenario: &Scenario) -> String {
 
 /// A runner as a sweep sees it.
 pub type Runner<'a> = dyn Fn(&Scenario) -> anyhow::Result<RunOutput> + Sync + 'a;
+/// A runner that is also given the job it runs.
+pub type JobRunner<'a, J> = dyn Fn(&J, &Scenario) -> anyhow::Result<RunOutput> + Sync + 'a;
 /// Called in the worker thread after each run, e.g. to write its outputs and tick a progress bar.
 /// An error it returns marks the point as failed.
 pub type OnDone<'a> = dyn Fn(&Point, &RunOutput) -> anyhow::Result<()> + Sync + 'a;
@@ -88,7 +90,17 @@ pub fn run_all(
     threads: usize,
     on_done: &OnDone<'_>,
 ) -> Vec<Record> {
-    let results = run_jobs(&jobs, runner, threads, &|point: &Point, out: &RunOutput| {
+    run_all_with(jobs, &|_, s| runner(s), threads, on_done)
+}
+
+/// [`run_all`] with a runner that is told each run's point too (e.g. to name a folder after it).
+pub fn run_all_with(
+    jobs: Vec<(Point, Scenario)>,
+    runner: &JobRunner<'_, Point>,
+    threads: usize,
+    on_done: &OnDone<'_>,
+) -> Vec<Record> {
+    let results = run_jobs_with(&jobs, runner, threads, &|point: &Point, out: &RunOutput| {
         on_done(point, out)?;
         Ok(Aggregate::of(&out.summary))
     });
@@ -110,6 +122,16 @@ pub fn run_jobs<J: Sync, T: Send>(
     threads: usize,
     keep: &(dyn Fn(&J, &RunOutput) -> anyhow::Result<T> + Sync),
 ) -> Vec<Result<T, String>> {
+    run_jobs_with(jobs, &|_, s| runner(s), threads, keep)
+}
+
+/// [`run_jobs`] with a runner that is told each run's job too.
+pub fn run_jobs_with<J: Sync, T: Send>(
+    jobs: &[(J, Scenario)],
+    runner: &JobRunner<'_, J>,
+    threads: usize,
+    keep: &(dyn Fn(&J, &RunOutput) -> anyhow::Result<T> + Sync),
+) -> Vec<Result<T, String>> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<T, String>>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
@@ -121,7 +143,7 @@ pub fn run_jobs<J: Sync, T: Send>(
                 let Some((job, scenario)) = jobs.get(i) else {
                     break;
                 };
-                let result = runner(scenario)
+                let result = runner(job, scenario)
                     .and_then(|out| keep(job, &out))
                     .map_err(|e| format!("{e:#}"));
                 results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);

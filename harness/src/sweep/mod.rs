@@ -11,7 +11,8 @@ mod plot;
 mod table;
 
 pub use execute::{
-    controller_label, run_all, run_jobs, Aggregate, OnDone, Record, Runner, FIGURES,
+    controller_label, run_all, run_all_with, run_jobs, run_jobs_with, Aggregate, JobRunner, OnDone,
+    Record, Runner, FIGURES,
 };
 pub use plan::{expand, expand_with_seeds, seeds, split_controllers, Point, Vary};
 pub use plot::{goodput_plot, goodput_plot_repeated};
