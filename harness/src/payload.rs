@@ -1,7 +1,7 @@
 //! The bytes a flow sends: a deterministic function of (seed, flow, stream offset), so the
 //! receiver can check every chunk at its offset without keeping a copy of what was sent.
 //!
-//! The stream is cut into blocks of [`BLOCK`] bytes. Every block is the same table of
+//! The stream is cut into blocks of 4 KiB (`BLOCK`). Every block is the same table of
 //! pseudo-random bytes, shared by all flows, XOR-ed with a 64-bit mask drawn per flow and per
 //! block (the mask's little-endian bytes repeat every 8 bytes). Any offset is computable without
 //! state, and filling or checking a byte costs a load, an XOR and a store or an OR, which the
