@@ -37,6 +37,8 @@ pub struct Condition {
     pub failed: Vec<FailedRun>,
     /// Successful runs in which some flow's bytes did not verify.
     pub unverified: usize,
+    /// Runs in which some flow's receiver closed the connection before the flow ended.
+    pub receiver_closed: usize,
     pub figures: Vec<FigureEstimate>,
     /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
     /// the estimate of those ratios; `None` without `--baseline`.
@@ -122,6 +124,7 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
                 runs: g.len(),
                 failed,
                 unverified: ok.iter().filter(|a| !a.verified).count(),
+                receiver_closed: ok.iter().filter(|a| a.receiver_closed > 0).count(),
                 figures,
                 goodput_ratio,
             }
@@ -132,15 +135,20 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
 /// `sweep.csv` of a repeated sweep: one row per condition; per figure its n, mean, sd and 95 %
 /// interval; the paired goodput ratio to the baseline when there is one; failed runs counted,
 /// and their errors (`seed N: message; ...`) in an `errors` column when any failed. Verdict
-/// accuracy columns appear when any run has them.
+/// accuracy columns appear when any run has them, and a `receiver_closed` count of runs when any
+/// run's receiver closed a connection.
 pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&str>) -> TextTable {
     let with_accuracy = conditions
         .iter()
         .any(|c| c.figure("random_as_random").is_some());
     let with_errors = conditions.iter().any(|c| !c.failed.is_empty());
+    let with_closed = conditions.iter().any(|c| c.receiver_closed > 0);
     let shown = |name: &str| with_accuracy || FIGURES[..7].contains(&name);
     let mut headers: Vec<String> = keys.to_vec();
     headers.extend(["controller", "runs", "failed", "unverified"].map(String::from));
+    if with_closed {
+        headers.push("receiver_closed".into());
+    }
     for name in FIGURES.iter().filter(|n| shown(n)) {
         headers.extend(Estimate::COLUMNS.iter().map(|c| format!("{name}_{c}")));
     }
@@ -162,6 +170,9 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
         row.push(c.runs.to_string());
         row.push(c.failed.len().to_string());
         row.push(c.unverified.to_string());
+        if with_closed {
+            row.push(c.receiver_closed.to_string());
+        }
         for f in c.figures.iter().filter(|f| shown(f.name)) {
             row.extend(Estimate::cells(f.estimate.as_ref()));
         }
@@ -282,6 +293,7 @@ mod tests {
             verdicts_congestion: 1,
             accuracy: None,
             verified: true,
+            receiver_closed: 0,
         }
     }
 
@@ -348,5 +360,61 @@ mod tests {
         let human = human_table(&[], &c, Some("reno")).render();
         assert!(human.contains("2/3 (1 failed)"), "{human}");
         assert!(failure_lines(&c).contains("failed: tahoe: seed 2: boom"));
+    }
+}
+
+#[cfg(test)]
+mod receiver_closed_tests {
+    use super::*;
+    use crate::scenario::FlowController;
+    use crate::sweep::{expand_with_seeds, table, Aggregate};
+
+    fn records(closed: usize) -> Vec<Record> {
+        let ctrls: Vec<FlowController> = vec!["reno".parse().unwrap()];
+        expand_with_seeds(&[], Some(&ctrls), &[1, 2])
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| Record {
+                controller: "reno".into(),
+                point: p,
+                result: Ok(Aggregate {
+                    flows: 1,
+                    goodput_total_bps: 1e6,
+                    goodput_mean_bps: 1e6,
+                    completion_time_s: None,
+                    lost_packets: 0,
+                    congestion_events: 0,
+                    verdicts_random: 0,
+                    verdicts_congestion: 0,
+                    accuracy: None,
+                    verified: true,
+                    receiver_closed: if i == 0 { closed } else { 0 },
+                }),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_receiver_s_close_gets_a_column_only_where_one_happened() {
+        let t = table(&[], &records(1), false);
+        let col = t
+            .headers
+            .iter()
+            .position(|h| h == "receiver_closed")
+            .unwrap();
+        assert_eq!(
+            (t.rows[0][col].as_str(), t.rows[1][col].as_str()),
+            ("1", "0")
+        );
+        assert!(!table(&[], &records(0), false)
+            .headers
+            .contains(&"receiver_closed".to_string()));
+        let repeated = csv_table(&[], &conditions(&records(1), None), None);
+        let col = repeated
+            .headers
+            .iter()
+            .position(|h| h == "receiver_closed")
+            .unwrap();
+        assert_eq!(repeated.rows[0][col], "1");
     }
 }

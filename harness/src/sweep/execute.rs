@@ -22,6 +22,8 @@ pub struct Aggregate {
     pub accuracy: Option<VerdictAccuracy>,
     /// Every flow's bytes were verified.
     pub verified: bool,
+    /// Flows whose receiver closed the connection before they ended.
+    pub receiver_closed: usize,
 }
 
 impl Aggregate {
@@ -47,6 +49,11 @@ impl Aggregate {
             verdicts_congestion: s.flows.iter().map(|f| f.verdicts.congestion).sum(),
             accuracy: s.verdict_accuracy,
             verified: s.flows.iter().all(|f| f.verified),
+            receiver_closed: s
+                .flows
+                .iter()
+                .filter(|f| f.receiver_closed.is_some())
+                .count(),
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::output::table::TextTable;
 /// The sweep table. For `sweep.csv` (`human == false`): goodput in bit/s, `true`/`false`, empty
 /// cells for absent values, and an `error` column when any run failed. For the terminal: short
 /// headers, Mbit/s, `yes`/`NO`, `-` for absent values, and a failed run's error in place of its
-/// figures. Verdict-accuracy columns appear when any run has them.
+/// figures. Verdict-accuracy columns appear when any run has them, and a `receiver_closed` column
+/// (flows whose receiver closed the connection) when any run had one.
 pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
     let layout = Layout {
         human,
@@ -15,6 +16,9 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
             .iter()
             .any(|r| matches!(&r.result, Ok(a) if a.accuracy.is_some())),
         with_error: !human && records.iter().any(|r| r.result.is_err()),
+        with_closed: records
+            .iter()
+            .any(|r| matches!(&r.result, Ok(a) if a.receiver_closed > 0)),
     };
     let headers = layout.headers(keys);
     let width = headers.len();
@@ -32,6 +36,7 @@ struct Layout {
     with_seed: bool,
     with_accuracy: bool,
     with_error: bool,
+    with_closed: bool,
 }
 
 impl Layout {
@@ -87,6 +92,9 @@ impl Layout {
             ]);
         }
         figures.push("verified");
+        if self.with_closed {
+            figures.push(self.pick("receiver_closed", "rcv closed"));
+        }
         if self.with_error {
             figures.push("error");
         }
@@ -140,6 +148,9 @@ impl Layout {
             (true, false) => "NO".into(),
             (false, v) => v.to_string(),
         });
+        if self.with_closed {
+            row.push(a.receiver_closed.to_string());
+        }
         if self.with_error {
             row.push(String::new());
         }
