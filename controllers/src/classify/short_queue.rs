@@ -29,12 +29,12 @@ const ACKED_PER_FRAME_GAIN: f64 = 1.0 / 16.0;
 /// lossiest channel the scoreboard measures loses 3 % (RFC 8085 section 3.1.10's circuit
 /// breaker, and BBRv3's loss ceiling, are the same idea: a loss rate far above the path's
 /// normal is a limit, not noise). A fifth: a Gilbert-Elliott channel's bursts rarely reach it.
-/// At least `MIN_RATE_LOSSES` packets, so that a small window's
-/// unlucky round is not a policer.
 const RATE_LOSS_SHARE: u64 = 5;
+/// The fewest lost packets that can show a rate limit, so that a small window's unlucky round is
+/// not a policer.
+const MIN_RATE_LOSSES: u64 = 4;
 /// Rounds a found rate limit is remembered after the last loss that showed it.
 const RATE_LIMIT_ROUNDS: u64 = 16;
-const MIN_RATE_LOSSES: u64 = 4;
 /// Rounds on each side of the comparison that finds the delay noise floor: enough that the
 /// delivery rate, whose round-to-round spread on a jittered path is a tenth or more, averages to
 /// a few hundredths.
