@@ -21,7 +21,7 @@ use crate::classify::{
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, Verdict};
 use crate::growth::Growth;
 use crate::hystart::HyStart;
-use crate::window::Window;
+use crate::window::{Window, MAX_SSTHRESH_PACKETS};
 
 /// How a congestion verdict closes the window.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,7 +105,9 @@ pub struct WindowAlgorithm<C> {
 impl<C: Classifier> WindowAlgorithm<C> {
     /// An algorithm that starts from `window`, asks `classifier` about every loss, grows by
     /// `growth` and closes by `reduction`; `once_per_window` makes it reduce at most once per
-    /// window (NewReno's recovery period) instead of on every congestion event (Reno).
+    /// window (NewReno's recovery period) instead of on every congestion event (Reno). Slow
+    /// start is limited above [`MAX_SSTHRESH_PACKETS`] (RFC 3742), as TCP stacks do for large
+    /// windows: the papers' windows never reach it; a gigabit path's do.
     pub fn new(
         window: Window,
         classifier: C,
@@ -114,7 +116,7 @@ impl<C: Classifier> WindowAlgorithm<C> {
         once_per_window: bool,
     ) -> Self {
         Self {
-            window,
+            window: window.with_limited_slow_start(MAX_SSTHRESH_PACKETS),
             discriminator: Discriminator::new(classifier),
             growth,
             reduction,

@@ -11,12 +11,27 @@ use crate::event::{Ack, CongestionEvent, State};
 /// `min(10 * 1200, max(2 * 1200, 14720))`.
 pub const DEFAULT_INITIAL_WINDOW: u64 = 12_000;
 
+/// RFC 3742's `max_ssthresh` for the crate's paper controllers, in MSS: above it, slow start
+/// adds at most half of it, 256 MSS, a round.
+///
+/// Why 512 rather than the RFC's 100: the limit exists to bound the drops of one overshooting
+/// round, and the bound that matters in QUIC is the receiver's, which closes the connection
+/// when a stream has more gaps than it holds ([`RECEIVER_GAP_BUDGET`] is a quarter of quinn's).
+/// Slow start at a gigabit drops thousands of alternate packets in its last round; 256 MSS a
+/// round leaves about 512 holes at most (the round that overflows and the one before the loss
+/// is seen), and no window below 512 MSS changes.
+///
+/// [`RECEIVER_GAP_BUDGET`]: crate::classify::RECEIVER_GAP_BUDGET
+pub const MAX_SSTHRESH_PACKETS: u64 = 512;
+
 /// A window in bytes with its slow-start threshold and recovery bookkeeping.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Window {
     cwnd: u64,
     ssthresh: u64,
     mss: u64,
+    /// Limited slow start's `max_ssthresh` (RFC 3742), in MSS, where the algorithm takes it.
+    max_ssthresh_packets: Option<u64>,
     /// The window never falls below this many MSS.
     floor_packets: u64,
     /// When the last reduction happened; losses of packets sent before it belong to the same
@@ -37,11 +52,21 @@ impl Window {
             cwnd: initial_window.max(floor_packets.saturating_mul(mss)),
             ssthresh: u64::MAX,
             mss,
+            max_ssthresh_packets: None,
             floor_packets,
             reduced_at: None,
             in_recovery: false,
             avoidance_credit: 0,
         }
+    }
+
+    /// The same window with limited slow start (RFC 3742, section 3): above `max_ssthresh`
+    /// MSS, a round of slow start adds at most `max_ssthresh / 2` MSS, so that one round's
+    /// overshoot cannot drop thousands of packets ([`MAX_SSTHRESH_PACKETS`] says why that
+    /// matters to a QUIC receiver).
+    pub fn with_limited_slow_start(mut self, max_ssthresh_packets: u64) -> Self {
+        self.max_ssthresh_packets = Some(max_ssthresh_packets.max(2));
+        self
     }
 
     /// Congestion window, in bytes.
@@ -86,10 +111,17 @@ impl Window {
         !ack.app_limited
     }
 
-    /// Reno growth: one MSS per MSS acknowledged below ssthresh, one MSS per window above it.
+    /// Reno growth: one MSS per MSS acknowledged below ssthresh (less above limited slow
+    /// start's `max_ssthresh`), one MSS per window above it.
     pub fn grow_reno(&mut self, acked: u64) {
         if self.cwnd < self.ssthresh {
-            self.cwnd = self.cwnd.saturating_add(acked);
+            let increase = match self.max_ssthresh_packets {
+                Some(packets) => {
+                    limited_slow_start_increase(acked, self.cwnd, packets.saturating_mul(self.mss))
+                }
+                None => acked,
+            };
+            self.cwnd = self.cwnd.saturating_add(increase);
             if self.cwnd >= self.ssthresh {
                 // The overshoot already counts towards avoidance.
                 self.avoidance_credit = self.cwnd - self.ssthresh;
@@ -185,6 +217,17 @@ impl Window {
         self.in_recovery = true;
         self.avoidance_credit = 0;
     }
+}
+
+/// RFC 3742, section 3: below `max_ssthresh` bytes slow start adds what was acknowledged;
+/// above it, `acked / K` with `K = int(cwnd / (0.5 * max_ssthresh))`, at most
+/// `max_ssthresh / 2` a round.
+fn limited_slow_start_increase(acked: u64, cwnd: u64, max_ssthresh: u64) -> u64 {
+    if cwnd <= max_ssthresh {
+        return acked;
+    }
+    let k = (cwnd / (max_ssthresh / 2).max(1)).max(1);
+    acked / k
 }
 
 /// `bytes * factor`, saturating, for factors in [0, 1].

@@ -5,11 +5,12 @@ mod common;
 use std::time::Duration;
 
 use common::{Path, MSS, RTT};
+use quinn_discern::classify::RECEIVER_GAP_BUDGET;
 use quinn_discern::event::{State, Verdict};
 use quinn_discern::{
     Algorithm, CompositeConfig, ModifiedSackConfig, ModifiedTahoeConfig, RenoConfig, SackFewConfig,
     SackNewRenoConfig, TahoeConfig, VenoConfig, WNewRenoConfig, WestwoodConfig,
-    DEFAULT_INITIAL_WINDOW,
+    DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS,
 };
 
 /// A path past slow start (one early loss set ssthresh) with a window of tens of packets.
@@ -345,6 +346,65 @@ fn newreno_doubles_per_rtt_in_slow_start_and_adds_one_mss_in_avoidance() {
     path.rounds(5);
     assert_eq!(path.cwnd(), avoidance + 5 * MSS);
     assert_eq!(path.window().state(), State::Avoidance);
+}
+
+#[test]
+fn slow_start_above_max_ssthresh_adds_at_most_half_of_it_a_round() {
+    // RFC 3742: a gigabit slow start must not add thousands of packets in one round, or its
+    // overshoot leaves the receiver more gaps than quinn's 1024 spans.
+    let mut path = Path::new(SackNewRenoConfig::default().algorithm(MSS));
+    while 2.0 * path.cwnd_packets() <= MAX_SSTHRESH_PACKETS as f64 {
+        let before = path.cwnd();
+        path.round();
+        assert_eq!(
+            path.cwnd(),
+            2 * before,
+            "below max_ssthresh slow start doubles"
+        );
+    }
+    path.round(); // crosses max_ssthresh
+    for _ in 0..10 {
+        let before = path.cwnd_packets();
+        path.round();
+        let added = path.cwnd_packets() - before;
+        assert_eq!(path.window().state(), State::SlowStart);
+        assert!(
+            added > 0.0 && added <= (MAX_SSTHRESH_PACKETS / 2) as f64,
+            "added {added} MSS in a round at {before} MSS"
+        );
+    }
+}
+
+#[test]
+fn half_the_window_lost_is_congestion_even_where_the_rtt_is_flat() {
+    // A policer drops without a queue, so the RTT never rises: modified-sack reads each drop
+    // as random, until more than half the window is gone in one window.
+    let mut path = settled(ModifiedSackConfig::default().algorithm(MSS));
+    let before = path.cwnd();
+    let half = before / MSS / 2;
+    let decision = path.lose(half);
+    assert_eq!(decision.verdict, Verdict::Random, "{decision:?}");
+    assert_eq!(path.cwnd(), before);
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Congestion, "{decision:?}");
+    assert_eq!(decision.evidence.reason, "half the window lost");
+    assert_eq!(path.cwnd(), before / 2);
+}
+
+#[test]
+fn more_losses_in_a_window_than_a_receiver_holds_gaps_for_are_congestion() {
+    // A gigabit window half of which is thousands of packets: a classifier that reads the
+    // drops as random would leave a quinn receiver more gaps than it holds.
+    let mut path = Path::new(ModifiedSackConfig::default().algorithm(MSS));
+    path.rounds(9);
+    assert!(path.cwnd_packets() > 4.0 * RECEIVER_GAP_BUDGET as f64);
+    let before = path.cwnd();
+    let decision = path.lose(RECEIVER_GAP_BUDGET);
+    assert_eq!(decision.verdict, Verdict::Random, "{decision:?}");
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Congestion, "{decision:?}");
+    assert!(decision.evidence.reason.contains("gaps"), "{decision:?}");
+    assert_eq!(path.cwnd(), before / 2);
 }
 
 #[test]

@@ -134,7 +134,11 @@ impl<C: Classifier> Discriminator<C> {
                 reason: "ECN congestion mark",
             }
         } else {
-            self.classifier.classify(event, losses_in_window)
+            overrule_beyond_a_channel(
+                self.classifier.classify(event, losses_in_window),
+                event,
+                losses_in_window,
+            )
         };
         let mut rtt = event.rtt;
         if let Some(smoothed) = self.classifier.smoothed_rtt() {
@@ -149,6 +153,46 @@ impl<C: Classifier> Discriminator<C> {
         (classification.verdict, evidence)
     }
 }
+
+/// More losses in one window than any random channel explains are congestion, whatever the
+/// classifier read: more than half the window (and more than four packets), or more than
+/// [`RECEIVER_GAP_BUDGET`] packets. No channel the papers model loses that much; a policer does
+/// (no queue, so no delay rise to read), and so does a window that keeps growing past the
+/// bottleneck because each of its drops looked random. The classifier still sees the event
+/// first, to keep its own state.
+fn overrule_beyond_a_channel(
+    classification: Classification,
+    event: &CongestionEvent,
+    losses_in_window: u64,
+) -> Classification {
+    let half_window = (event.window_packets / 2).max(HALF_WINDOW_MIN_LOSSES);
+    let reason = if losses_in_window > half_window {
+        "half the window lost"
+    } else if losses_in_window > RECEIVER_GAP_BUDGET {
+        "more losses in one window than a receiver holds gaps for"
+    } else {
+        return classification;
+    };
+    match classification.verdict {
+        Verdict::Random => Classification {
+            verdict: Verdict::Congestion,
+            threshold: classification.threshold,
+            reason,
+        },
+        Verdict::Congestion => classification,
+    }
+}
+
+/// The fewest losses in one window that [`overrule_beyond_a_channel`] reads as more than a
+/// channel's: a small window loses half of itself to a burst of a lossy channel's.
+const HALF_WINDOW_MIN_LOSSES: u64 = 4;
+
+/// Losses in one window past which a sender must slow down for its receiver's sake, a quarter
+/// of quinn's limit: a quinn receiver holds at most 1024 separate spans of a stream and closes
+/// the connection on one more (quinn-proto `assembler.rs`, `MAX_CHUNKS`), and every lost packet
+/// is a span until its retransmission arrives, about a round later, while the next round's
+/// losses are already on their way.
+pub const RECEIVER_GAP_BUDGET: u64 = 256;
 
 /// `base + max(base * fraction, granularity)`: the RTT at which a relative deviation of
 /// `fraction` is exceeded, never closer to `base` than the clock can resolve.
