@@ -4,12 +4,13 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::Arc;
 
+use bytes::{Bytes, BytesMut};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig,
-    Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError,
+    Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError, Written,
 };
 
-use super::clock::{ticks, VTime};
+use super::clock::{ticks, QuinnTime, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
 use super::truth::Side;
 use super::SimError;
@@ -17,15 +18,6 @@ use crate::payload::Pattern;
 
 /// Bytes handed to the sender's stream per `write` call.
 const WRITE_CHUNK: usize = 64 * 1024;
-
-/// Runs `f`, adding the wall time it took, in [`ticks`], to `acc`.
-#[inline]
-pub fn timed<R>(acc: &mut u64, f: impl FnOnce() -> R) -> R {
-    let t0 = ticks();
-    let r = f();
-    *acc += ticks().saturating_sub(t0);
-    r
-}
 
 /// A fake address of one side of flow `index`: 10.<i/256>.<i%256>.1 (sender) or .2 (receiver).
 pub fn address(index: usize, side: Side) -> SocketAddr {
@@ -95,9 +87,9 @@ struct Sender {
     total: u64,
     /// Bytes accepted by the stream so far.
     written: u64,
-    /// Generated but not yet accepted bytes `chunk[pos..]`, at offset `written`.
-    chunk: Vec<u8>,
-    pos: usize,
+    /// Generated but not yet accepted bytes, at offset `written`. Handed to quinn as `Bytes`,
+    /// which it keeps without copying (`write` would copy every byte once more).
+    chunk: Bytes,
     finished: bool,
 }
 
@@ -167,8 +159,7 @@ impl FlowState {
                 writable: false,
                 total: s.bytes.unwrap_or(u64::MAX),
                 written: 0,
-                chunk: Vec::with_capacity(WRITE_CHUNK),
-                pos: 0,
+                chunk: Bytes::new(),
                 finished: false,
             },
             receiver: Receiver {
@@ -213,7 +204,7 @@ impl FlowState {
         let _g = self.span.enter();
         let remote = self.server.addr;
         let config = self.client_config.clone();
-        let r = timed(&mut net.quinn_ticks, || {
+        let r = net.quinn.timed(|| {
             self.client
                 .endpoint
                 .connect(t, config, remote, crate::tls::SERVER_NAME)
@@ -244,7 +235,7 @@ impl FlowState {
         let t = net.clock.instant(now);
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let event = timed(&mut net.quinn_ticks, || {
+        let event = net.quinn.timed(|| {
             peer.endpoint
                 .handle(t, remote, None, packet.ecn, packet.data, scratch)
         });
@@ -253,7 +244,7 @@ impl FlowState {
             Some(DatagramEvent::ConnectionEvent(ch, ev)) => {
                 if let Some((own, conn)) = peer.conn.as_mut() {
                     if *own == ch {
-                        timed(&mut net.quinn_ticks, || conn.handle_event(ev));
+                        net.quinn.timed(|| conn.handle_event(ev));
                     }
                 }
             }
@@ -261,7 +252,7 @@ impl FlowState {
                 if to == Side::Receiver && peer.conn.is_none() {
                     net.scratch.clear();
                     let scratch = &mut net.scratch;
-                    let r = timed(&mut net.quinn_ticks, || {
+                    let r = net.quinn.timed(|| {
                         peer.endpoint
                             .accept(incoming, t, scratch, None)
                             .map_err(|e| e.cause)
@@ -308,7 +299,7 @@ impl FlowState {
         if let Some((_, conn)) = peer.conn.as_mut() {
             let _g = (side == Side::Sender).then(|| self.span.enter());
             let t = net.clock.instant(now);
-            timed(&mut net.quinn_ticks, || conn.handle_timeout(t));
+            net.quinn.timed(|| conn.handle_timeout(t));
         }
         self.drive(side, now, net)
     }
@@ -327,9 +318,9 @@ impl FlowState {
         };
         let ch = *ch;
         let endpoint = &mut peer.endpoint;
-        let mut quinn = 0;
-        let mut drain = |conn: &mut Connection, quinn: &mut u64| {
-            timed(quinn, || {
+        let mut quinn = std::mem::take(&mut net.quinn);
+        let mut drain = |conn: &mut Connection, quinn: &mut QuinnTime| {
+            quinn.timed(|| {
                 let mut n = 0;
                 while let Some(ev) = conn.poll_endpoint_events() {
                     n += 1;
@@ -348,7 +339,7 @@ impl FlowState {
             };
             let (sender, receiver) = (&mut self.sender, &mut self.receiver);
             if let Err(e) = app_events(side, conn, sender, receiver, ended, &mut quinn, index) {
-                net.quinn_ticks += quinn;
+                net.quinn = quinn;
                 return Err(e);
             }
             // Application I/O, while the receiver has not closed the connection; the closing
@@ -378,8 +369,10 @@ impl FlowState {
                 break Ok(());
             }
         };
-        let next = timed(&mut quinn, || conn.poll_timeout()).map(|i| net.clock.vtime(i).max(now));
-        net.quinn_ticks += quinn;
+        let next = quinn
+            .timed(|| conn.poll_timeout())
+            .map(|i| net.clock.vtime(i).max(now));
+        net.quinn = quinn;
         peer.set_timer(next, index, side, net);
         result
     }
@@ -402,20 +395,20 @@ fn app_events(
     sender: &mut Sender,
     receiver: &mut Receiver,
     ended: Ended<'_>,
-    quinn: &mut u64,
+    quinn: &mut QuinnTime,
     flow: usize,
 ) -> Result<(), SimError> {
     let completed = ended.completed;
-    while let Some(ev) = timed(quinn, || conn.poll()) {
+    while let Some(ev) = quinn.timed(|| conn.poll()) {
         match ev {
             Event::Connected if side == Side::Sender => {
-                sender.stream = timed(quinn, || conn.streams().open(Dir::Uni));
+                sender.stream = quinn.timed(|| conn.streams().open(Dir::Uni));
                 sender.writable = sender.stream.is_some();
             }
             Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
                 if side == Side::Receiver && receiver.stream.is_none() =>
             {
-                receiver.stream = timed(quinn, || conn.streams().accept(Dir::Uni));
+                receiver.stream = quinn.timed(|| conn.streams().accept(Dir::Uni));
             }
             Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
                 sender.writable = true;
@@ -444,7 +437,7 @@ fn transmit(
     conn: &mut Connection,
     now: VTime,
     net: &mut Net,
-    quinn: &mut u64,
+    quinn: &mut QuinnTime,
     flow: usize,
     side: Side,
 ) {
@@ -452,7 +445,7 @@ fn transmit(
     loop {
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let Some(tx) = timed(quinn, || conn.poll_transmit(t, 1, scratch)) else {
+        let Some(tx) = quinn.timed(|| conn.poll_transmit(t, 1, scratch)) else {
             break;
         };
         let data = std::mem::take(&mut net.scratch);
@@ -466,15 +459,15 @@ fn write(
     s: &mut Sender,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut u64,
+    quinn: &mut QuinnTime,
     flow: usize,
 ) -> Result<(), SimError> {
     let Some(id) = s.stream else { return Ok(()) };
     while s.writable && !s.finished {
-        if s.pos == s.chunk.len() {
+        if s.chunk.is_empty() {
             let left = s.total - s.written;
             if left == 0 {
-                timed(quinn, || conn.send_stream(id).finish()).map_err(|e| {
+                quinn.timed(|| conn.send_stream(id).finish()).map_err(|e| {
                     SimError::Connection {
                         flow,
                         side: "sender".into(),
@@ -484,18 +477,14 @@ fn write(
                 s.finished = true;
                 break;
             }
-            let n = left.min(WRITE_CHUNK as u64) as usize;
-            s.chunk.resize(n, 0);
-            pattern.fill(s.written, &mut s.chunk);
-            s.pos = 0;
+            let mut chunk = BytesMut::zeroed(left.min(WRITE_CHUNK as u64) as usize);
+            pattern.fill(s.written, &mut chunk);
+            s.chunk = chunk.freeze();
         }
-        let data = &s.chunk[s.pos..];
-        match timed(quinn, || conn.send_stream(id).write(data)) {
-            Ok(0) | Err(WriteError::Blocked) => s.writable = false,
-            Ok(n) => {
-                s.pos += n;
-                s.written += n as u64;
-            }
+        let chunks = std::slice::from_mut(&mut s.chunk);
+        match quinn.timed(|| conn.send_stream(id).write_chunks(chunks)) {
+            Ok(Written { bytes: 0, .. }) | Err(WriteError::Blocked) => s.writable = false,
+            Ok(Written { bytes, .. }) => s.written += bytes as u64,
             Err(e) => {
                 return Err(SimError::Connection {
                     flow,
@@ -508,19 +497,21 @@ fn write(
     Ok(())
 }
 
-/// Checks one chunk read in order and counts it; the ticks the check took go to `check`. Returns
-/// whether it was the last byte of a finite flow.
+/// Checks one chunk read in order and counts it; when `check` is given, the ticks the check
+/// took go to it. Returns whether it was the last byte of a finite flow.
 fn accept(
     r: &mut Receiver,
     pattern: &Pattern,
     chunk: &quinn_proto::Chunk,
     expected: Option<u64>,
     flow: usize,
-    check: &mut u64,
+    check: Option<&mut u64>,
 ) -> Result<bool, SimError> {
-    let c0 = ticks();
+    let c0 = check.is_some().then(ticks);
     let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
-    *check += ticks().saturating_sub(c0);
+    if let (Some(check), Some(c0)) = (check, c0) {
+        *check += ticks().saturating_sub(c0);
+    }
     if !ok {
         return Err(SimError::Corrupt {
             flow,
@@ -555,7 +546,7 @@ fn read(
     r: &mut Receiver,
     pattern: &Pattern,
     conn: &mut Connection,
-    quinn: &mut u64,
+    quinn: &mut QuinnTime,
     flow: usize,
     expected: Option<u64>,
 ) -> Result<bool, SimError> {
@@ -563,7 +554,8 @@ fn read(
     if r.ended {
         return Ok(false);
     }
-    let t0 = ticks();
+    // Timed as one quinn call, less the checks, when drawn.
+    let t0 = quinn.draw().then(ticks);
     let mut stream = conn.recv_stream(id);
     let mut chunks = match stream.read(true) {
         Ok(c) => c,
@@ -580,7 +572,14 @@ fn read(
     let mut outcome = Ok(false);
     loop {
         match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => match accept(r, pattern, &chunk, expected, flow, &mut check) {
+            Ok(Some(chunk)) => match accept(
+                r,
+                pattern,
+                &chunk,
+                expected,
+                flow,
+                t0.is_some().then_some(&mut check),
+            ) {
                 Ok(true) => outcome = Ok(true),
                 Ok(false) => {}
                 Err(e) => {
@@ -605,6 +604,8 @@ fn read(
         }
     }
     let _ = chunks.finalize();
-    *quinn += ticks().saturating_sub(t0).saturating_sub(check);
+    if let Some(t0) = t0 {
+        quinn.add_sampled(ticks().saturating_sub(t0).saturating_sub(check));
+    }
     outcome
 }

@@ -351,7 +351,7 @@ impl Sim {
             verdict_accuracy: Some(accuracy),
             delay_signals: self.net.delays.summary(),
         };
-        (summary, series, self.net.quinn_ticks)
+        (summary, series, self.net.quinn.ticks())
     }
 
     /// What flow `f` did, in a run that ended at `end`.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use bytes::BytesMut;
 use quinn_proto::EcnCodepoint;
 
-use super::clock::{from_duration, Clock, EventQueue, VTime};
+use super::clock::{from_duration, Clock, EventQueue, QuinnTime, VTime};
 use super::link::{queue_delay, LinkDir, Outcome};
 use super::loss::Direction;
 use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
@@ -64,8 +64,8 @@ pub struct Net {
     pool: BytesMut,
     /// Scratch buffer for `poll_transmit` and endpoint responses.
     pub scratch: Vec<u8>,
-    /// Wall time spent inside quinn-proto calls, in [`super::clock::ticks`].
-    pub quinn_ticks: u64,
+    /// Wall time spent inside quinn-proto calls.
+    pub quinn: QuinnTime,
     /// Packets held by link directions that schedule (FQ-CoDel), by token, with the direction.
     held: HashMap<u64, (Packet, usize)>,
     next_token: u64,
@@ -116,7 +116,7 @@ impl Net {
             delays: DelayTruth::default(),
             pool: BytesMut::new(),
             scratch: Vec::with_capacity(2048),
-            quinn_ticks: 0,
+            quinn: QuinnTime::default(),
             held: HashMap::new(),
             next_token: 0,
             service_pending: vec![false; 2 * scenario.links.len()],
@@ -245,7 +245,7 @@ impl Net {
                 }
                 packet.queued += queued;
                 packet.hop += 1;
-                self.queue.push(at, Event::Packet(packet));
+                self.queue.push_in_line(dir, at, Event::Packet(packet));
                 return;
             }
             Outcome::QueueDrop(at) => (Cause::Queue, at),
