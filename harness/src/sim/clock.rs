@@ -128,19 +128,26 @@ impl Clock {
     }
 }
 
-/// A heap entry: the event's time, its insertion sequence and where it waits: in the slab, or at
-/// the head of a line. Kept small (24 bytes) so the heap's sifts move little; the events
-/// themselves (a packet with its buffer) stay put until popped.
+/// A heap entry: the event's time, its insertion sequence and where the event waits. Kept small
+/// (24 bytes) so the heap's sifts move little; the events themselves (a packet with its buffer)
+/// stay put until popped.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Entry {
     at: VTime,
     seq: u64,
-    slot: u32,
-    line: u32,
+    place: Place,
 }
 
-/// [`Entry::line`] of an event that waits in the slab.
-const IN_SLAB: u32 = u32::MAX;
+/// Where a heap entry's event waits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In the slab, at this slot.
+    Slab(u32),
+    /// At the head of this line.
+    Line(u32),
+    /// In this timer: the entry is at or before the timer's time.
+    Timer(u32),
+}
 
 impl PartialOrd for Entry {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
@@ -149,10 +156,17 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     // Reversed: `BinaryHeap` is a max-heap and the earliest entry must come out first. `seq` is
-    // unique, so `slot` and `line` never decide.
+    // unique, so `place` never decides.
     fn cmp(&self, other: &Self) -> Ordering {
         (other.at, other.seq).cmp(&(self.at, self.seq))
     }
+}
+
+/// A timer that is set again and again ([`EventQueue::set_timer`]): its live event, and the
+/// time and sequence of its earliest entry in the heap (`None`: no entry it counts on).
+struct Timer<E> {
+    live: Option<(VTime, u64, E)>,
+    entry: Option<(VTime, u64)>,
 }
 
 /// Events ordered by (virtual time, insertion sequence): ties resolve in insertion order, which
@@ -160,9 +174,12 @@ impl Ord for Entry {
 ///
 /// Most events are packets on their way along a link, and a link delivers in order: each
 /// link's arrivals are a FIFO line ([`Self::push_in_line`]) of which only the head sits in the
-/// heap. A gigabit path has thousands of packets in flight and a handful of lines, so the heap
-/// stays small. Every event keeps the sequence number it was pushed with, so the order is the
-/// same as if all of them were in the heap.
+/// heap. Most of the rest are connection timers, which quinn moves on every packet: a timer
+/// ([`Self::set_timer`]) keeps one entry in the heap, at or before its time, where pushing each
+/// new time would leave thousands of stale ones. A gigabit path has thousands of packets in
+/// flight and a handful of lines and timers, so the heap stays small. Every event keeps the
+/// sequence number it was given when pushed or set, so the order is the same as if each had
+/// its own entry in the heap.
 pub struct EventQueue<E> {
     /// Events later than this are never popped, so they are not kept. Without it, every receiver
     /// datagram would leave a stale idle-timeout event beyond the run's end in the heap (quinn
@@ -175,6 +192,7 @@ pub struct EventQueue<E> {
     free: Vec<u32>,
     /// In-order events by line, each with its time and sequence number.
     lines: Vec<VecDeque<(VTime, u64, E)>>,
+    timers: Vec<Timer<E>>,
     seq: u64,
 }
 
@@ -193,6 +211,7 @@ impl<E> EventQueue<E> {
             slab: Vec::new(),
             free: Vec::new(),
             lines: Vec::new(),
+            timers: Vec::new(),
             seq: 0,
         }
     }
@@ -223,11 +242,11 @@ impl<E> EventQueue<E> {
             Some(_) => fifo.push_back((at, seq, event)),
             None => {
                 fifo.push_back((at, seq, event));
+                let line = u32::try_from(line).expect("fewer than 2^32 lines");
                 self.heap.push(Entry {
                     at,
                     seq,
-                    slot: 0,
-                    line: u32::try_from(line).expect("fewer than 2^32 lines"),
+                    place: Place::Line(line),
                 });
             }
         }
@@ -247,30 +266,96 @@ impl<E> EventQueue<E> {
         self.heap.push(Entry {
             at,
             seq,
-            slot,
-            line: IN_SLAB,
+            place: Place::Slab(slot),
         });
     }
 
-    pub fn peek_time(&self) -> Option<VTime> {
+    /// Sets timer `key` to fire `event` at `at`, or cancels it (`None`, or a time after the
+    /// horizon). Its earlier setting no longer fires.
+    pub fn set_timer(&mut self, key: usize, at: Option<VTime>, event: E) {
+        if self.timers.len() <= key {
+            self.timers.resize_with(key + 1, || Timer {
+                live: None,
+                entry: None,
+            });
+        }
+        let Some(at) = at.filter(|&at| at <= self.horizon) else {
+            self.timers[key].live = None;
+            return;
+        };
+        self.seq += 1;
+        let seq = self.seq;
+        let timer = &mut self.timers[key];
+        timer.live = Some((at, seq, event));
+        if timer.entry.is_some_and(|entry| entry <= (at, seq)) {
+            // The entry it has comes out first, and moves on to this time then.
+            return;
+        }
+        timer.entry = Some((at, seq));
+        let key = u32::try_from(key).expect("fewer than 2^32 timers");
+        self.heap.push(Entry {
+            at,
+            seq,
+            place: Place::Timer(key),
+        });
+    }
+
+    /// Pops timer entries from the top of the heap until the top is an event that fires: an
+    /// entry the timer no longer counts on goes, and one before its timer's live time moves on
+    /// to that time.
+    fn settle_top(&mut self) {
+        while let Some(&top) = self.heap.peek() {
+            let Place::Timer(key) = top.place else {
+                return;
+            };
+            let timer = &mut self.timers[key as usize];
+            let here = (top.at, top.seq);
+            let live = timer.live.as_ref().map(|&(at, seq, _)| (at, seq));
+            if timer.entry == Some(here) && live == Some(here) {
+                return;
+            }
+            self.heap.pop();
+            if timer.entry != Some(here) {
+                continue;
+            }
+            timer.entry = live;
+            if let Some((at, seq)) = live {
+                self.heap.push(Entry { at, seq, ..top });
+            }
+        }
+    }
+
+    pub fn peek_time(&mut self) -> Option<VTime> {
+        self.settle_top();
         self.heap.peek().map(|e| e.at)
     }
 
     pub fn pop(&mut self) -> Option<(VTime, E)> {
+        self.settle_top();
         let e = self.heap.pop()?;
-        if e.line == IN_SLAB {
-            self.free.push(e.slot);
-            let event = self.slab[e.slot as usize]
-                .take()
-                .expect("a queued slot holds its event");
-            return Some((e.at, event));
+        match e.place {
+            Place::Slab(slot) => {
+                self.free.push(slot);
+                let event = self.slab[slot as usize]
+                    .take()
+                    .expect("a queued slot holds its event");
+                Some((e.at, event))
+            }
+            Place::Line(line) => {
+                let fifo = &mut self.lines[line as usize];
+                let (at, _, event) = fifo.pop_front().expect("a line in the heap has a head");
+                if let Some(&(at, seq, _)) = fifo.front() {
+                    self.heap.push(Entry { at, seq, ..e });
+                }
+                Some((at, event))
+            }
+            Place::Timer(key) => {
+                let timer = &mut self.timers[key as usize];
+                timer.entry = None;
+                let (at, _, event) = timer.live.take().expect("a settled timer is live");
+                Some((at, event))
+            }
         }
-        let fifo = &mut self.lines[e.line as usize];
-        let (at, _, event) = fifo.pop_front().expect("a line in the heap has a head");
-        if let Some(&(at, seq, _)) = fifo.front() {
-            self.heap.push(Entry { at, seq, ..e });
-        }
-        Some((at, event))
     }
 }
 
@@ -316,6 +401,48 @@ mod tests {
         order.0.extend(std::iter::from_fn(|| lined.pop()));
         order.1.extend(std::iter::from_fn(|| plain.pop()));
         assert_eq!(order.0.len(), 2000);
+        assert_eq!(order.0, order.1);
+    }
+
+    #[test]
+    fn timers_fire_in_the_same_order_as_an_entry_for_every_setting() {
+        // The old way: every setting pushed, and a stale one was recognised by its generation.
+        // Two timers moved later, earlier, cancelled and past the horizon, among packets.
+        let horizon = 5_000;
+        let mut timers = EventQueue::until(horizon);
+        let mut plain = EventQueue::until(horizon);
+        let mut generation = [0u64; 2];
+        let mut order = (Vec::new(), Vec::new());
+        let mut clock = 0u64;
+        for i in 0..3000u64 {
+            clock += i % 3;
+            let key = (i % 2) as usize;
+            let at = match i % 11 {
+                0 => None,
+                1 => Some(horizon + 1),
+                n => Some(clock + 10 * n + i % 7),
+            };
+            generation[key] += 1;
+            timers.set_timer(key, at, (key as u64, generation[key]));
+            if let Some(at) = at {
+                plain.push(at, (key as u64, generation[key]));
+            }
+            timers.push(clock + 25, (9, i));
+            plain.push(clock + 25, (9, i));
+            if i % 3 == 0 {
+                order.0.extend(timers.pop());
+                order.1.extend(
+                    std::iter::from_fn(|| plain.pop())
+                        .find(|&(_, (key, gen))| key == 9 || gen == generation[key as usize]),
+                );
+            }
+        }
+        order.0.extend(std::iter::from_fn(|| timers.pop()));
+        order.1.extend(
+            std::iter::from_fn(|| plain.pop())
+                .filter(|&(_, (key, gen))| key == 9 || gen == generation[key as usize]),
+        );
+        assert!(order.0.len() > 3000);
         assert_eq!(order.0, order.1);
     }
 

@@ -72,10 +72,10 @@ impl Peer {
         }
         self.timer = next;
         self.timer_gen += 1;
-        if let Some(at) = next {
-            let gen = self.timer_gen;
-            net.queue.push(at, NetEvent::Timer { flow, side, gen });
-        }
+        let gen = self.timer_gen;
+        let key = 2 * flow + usize::from(side == Side::Receiver);
+        net.queue
+            .set_timer(key, next, NetEvent::Timer { flow, side, gen });
     }
 }
 
