@@ -371,8 +371,22 @@ impl PathModel {
         }
     }
 
+    /// The ACK frames on each side of a send time that [`Self::queue_met_at`] reads:
+    /// [`NEIGHBOURS`] of a quinn receiver's, which cover about six packets. A receiver that
+    /// acknowledges many more packets per frame (ACK decimation: s2n-quic and Chromium about ten)
+    /// covers as many packets in fewer frames, at least one; three of its frames would reach
+    /// back to a queue far shorter than the one a loss at a full queue met.
+    fn neighbours(&self) -> usize {
+        if self.acked_per_frame < 2.0 * QUINN_ACKED_PER_FRAME {
+            return NEIGHBOURS;
+        }
+        let packets = NEIGHBOURS as f64 * QUINN_ACKED_PER_FRAME;
+        ((packets / self.acked_per_frame).ceil() as usize).max(1)
+    }
+
     /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
-    /// packets of the three frames sent nearest before it and the three after it. Those were
+    /// packets of the frames sent nearest before it and after it (three each with a quinn
+    /// receiver, fewer with one that decimates ACKs: [`Self::neighbours`]). Those were
     /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
     /// delay, and a full or AQM-controlled queue stands high for all of them. On a noisy path,
     /// also every frame sent up to a quarter of the minimum RTT before it: jitter that keeps
@@ -385,13 +399,14 @@ impl PathModel {
         } else {
             Duration::ZERO
         };
+        let neighbours = self.neighbours();
         let before = self.frames.range(..split).rev().enumerate();
         let before = before
             .take_while(|&(i, &(at, _, _))| {
-                i < NEIGHBOURS || sent.saturating_duration_since(at) <= reach
+                i < neighbours || sent.saturating_duration_since(at) <= reach
             })
             .map(|(_, frame)| frame);
-        let after = self.frames.range(split..).take(NEIGHBOURS);
+        let after = self.frames.range(split..).take(neighbours);
         before.chain(after).map(|&(_, _, q)| q).min()
     }
 }
