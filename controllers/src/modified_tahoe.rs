@@ -4,9 +4,8 @@ use quinn_proto::TransportConfig;
 
 use crate::algorithm::LossBasedAlgorithm;
 use crate::factory::controller_factory;
-use crate::param::{self, at_least, param, Param, ParamError, Params};
+use crate::param::{self, at_least, config};
 use crate::tahoe::restart_algorithm;
-use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
 /// Modified Tahoe, paper 001 (Akhtar, Barry, Al-Raweshidy, "Modified Tahoe TCP for Wireless
@@ -27,58 +26,27 @@ use crate::Adapter;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type ModifiedTahoe = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`ModifiedTahoe`].
-#[derive(Debug, Clone)]
-pub struct ModifiedTahoeConfig {
-    initial_window: u64,
-    restart_window: u64,
-    ssthresh_factor: f64,
-    packet_threshold: u32,
-}
-
-impl Default for ModifiedTahoeConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            restart_window: 3,
-            ssthresh_factor: 0.75,
-            packet_threshold: Self::DEFAULT_PACKET_THRESHOLD,
-        }
+config! {
+    /// Factory for [`ModifiedTahoe`].
+    pub struct ModifiedTahoeConfig {
+        /// Window after a loss, in MSS (paper: 3).
+        restart_window: u64 = 3, "window after a loss, in MSS",
+            |name, packets| at_least(name, packets, 1, "a whole number of at least 1, such as 3");
+        /// ssthresh as a fraction of the window at the loss (paper: 0.75).
+        ssthresh_factor: f64 = 0.75, "ssthresh as a fraction of cwnd at the loss", param::factor;
+        /// Duplicate-ACK threshold applied by [`Self::configure`] (paper: 2).
+        packet_threshold: u32 = Self::DEFAULT_PACKET_THRESHOLD,
+            "duplicate-ACK (packet) threshold of loss detection",
+            |name, packets: u32| {
+                let expected = "a whole number of packets from 1 to 2^32 - 1, such as 2";
+                at_least(name, u64::from(packets), 1, expected).map(|_| packets)
+            };
     }
 }
 
 impl ModifiedTahoeConfig {
     /// Section 5.2: fast retransmit after 2 duplicate ACKs.
     pub const DEFAULT_PACKET_THRESHOLD: u32 = 2;
-
-    /// Window after a loss, in MSS (paper: 3).
-    pub fn restart_window(&mut self, packets: u64) -> Result<&mut Self, ParamError> {
-        self.restart_window = at_least(
-            "restart_window",
-            packets,
-            1,
-            "a whole number of at least 1, such as 3",
-        )?;
-        Ok(self)
-    }
-
-    /// ssthresh as a fraction of the window at the loss (paper: 0.75).
-    pub fn ssthresh_factor(&mut self, factor: f64) -> Result<&mut Self, ParamError> {
-        self.ssthresh_factor = param::factor("ssthresh_factor", factor)?;
-        Ok(self)
-    }
-
-    /// Duplicate-ACK threshold applied by [`Self::configure`] (paper: 2).
-    pub fn packet_threshold(&mut self, packets: u32) -> Result<&mut Self, ParamError> {
-        at_least(
-            "packet_threshold",
-            u64::from(packets),
-            1,
-            "a whole number of packets from 1 to 2^32 - 1, such as 2",
-        )?;
-        self.packet_threshold = packets;
-        Ok(self)
-    }
 
     /// Installs this controller and its packet threshold in `transport`: the one call a quinn
     /// user needs for Modified Tahoe.
@@ -97,17 +65,6 @@ impl ModifiedTahoeConfig {
             self.restart_window,
         )
     }
-}
-
-impl Params for ModifiedTahoeConfig {
-    const PARAMS: &'static [Param<Self>] = &[
-        param!(restart_window: u64, "window after a loss, in MSS"),
-        param!(ssthresh_factor: f64, "ssthresh as a fraction of cwnd at the loss"),
-        param!(
-            packet_threshold: u32,
-            "duplicate-ACK (packet) threshold of loss detection"
-        ),
-    ];
 }
 
 controller_factory!(

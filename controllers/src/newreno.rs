@@ -1,8 +1,7 @@
 use crate::algorithm::LossBasedAlgorithm;
 use crate::factory::controller_factory;
-use crate::param::{Param, Params};
+use crate::param::config;
 use crate::reno::halving_algorithm;
-use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
 /// NewReno, which with QUIC's ACK ranges is SACK TCP's response: the "original SACK" baseline of
@@ -18,18 +17,9 @@ use crate::Adapter;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackNewReno = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`SackNewReno`].
-#[derive(Debug, Clone)]
-pub struct SackNewRenoConfig {
-    initial_window: u64,
-}
-
-impl Default for SackNewRenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
+config! {
+    /// Factory for [`SackNewReno`].
+    pub struct SackNewRenoConfig {}
 }
 
 impl SackNewRenoConfig {
@@ -37,10 +27,6 @@ impl SackNewRenoConfig {
     pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
         halving_algorithm(self.initial_window, mss, true)
     }
-}
-
-impl Params for SackNewRenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
 }
 
 controller_factory!(

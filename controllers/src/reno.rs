@@ -1,8 +1,8 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{Param, Params};
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::param::config;
+use crate::window::Window;
 use crate::Adapter;
 
 /// Fast recovery's window factor (RFC 5681).
@@ -23,18 +23,9 @@ const HALF: f64 = 0.5;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Reno = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`Reno`].
-#[derive(Debug, Clone)]
-pub struct RenoConfig {
-    initial_window: u64,
-}
-
-impl Default for RenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
+config! {
+    /// Factory for [`Reno`].
+    pub struct RenoConfig {}
 }
 
 impl RenoConfig {
@@ -42,10 +33,6 @@ impl RenoConfig {
     pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
         halving_algorithm(self.initial_window, mss, false)
     }
-}
-
-impl Params for RenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
 }
 
 controller_factory!(

@@ -1,8 +1,8 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{Param, Params};
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::param::config;
+use crate::window::Window;
 use crate::Adapter;
 
 /// TCP Tahoe as a QUIC controller: the baseline of paper 001 (Akhtar, Barry, Al-Raweshidy,
@@ -24,18 +24,9 @@ use crate::Adapter;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Tahoe = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`Tahoe`].
-#[derive(Debug, Clone)]
-pub struct TahoeConfig {
-    initial_window: u64,
-}
-
-impl Default for TahoeConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
+config! {
+    /// Factory for [`Tahoe`].
+    pub struct TahoeConfig {}
 }
 
 impl TahoeConfig {
@@ -43,10 +34,6 @@ impl TahoeConfig {
     pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
         restart_algorithm(self.initial_window, mss, 0.5, 1)
     }
-}
-
-impl Params for TahoeConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
 }
 
 controller_factory!(
