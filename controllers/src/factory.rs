@@ -1,9 +1,10 @@
 //! The glue every `XxxConfig` shares: quinn's `ControllerFactory` and its row in the registry.
 
 /// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and an
-/// `initial_window` field (a config declared with `param::config!`), under the controller id `$id`, and makes it a row of the registry
-/// with the one-line `$summary` (its parameters are its `Params` table). Anything after the
-/// summary goes into the `Row` implementation, e.g. a `packet_threshold` the controller needs.
+/// `initial_window` field (a config declared with `param::config!`), under the controller id
+/// `$id`, and makes it a row of the registry with the one-line `$summary` (its parameters are its
+/// `Params` table). Anything after the summary goes into the `Row` implementation, e.g. a
+/// `packet_threshold` the controller needs.
 macro_rules! controller_factory {
     ($config:ty, $id:literal, $summary:literal $(, $($row:tt)+)?) => {
         impl $config {
