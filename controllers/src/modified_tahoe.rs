@@ -18,7 +18,7 @@ use crate::Adapter;
 ///    persistent congestion, which the paper does not discuss).
 /// 3. `ssthresh = 3/4 cwnd` instead of `1/2 cwnd`.
 ///
-/// Otherwise as [`Tahoe`]. Cannot be carried over: OPNET's own TCP timers and window details;
+/// Otherwise as [`Tahoe`](crate::Tahoe). Cannot be carried over: OPNET's own TCP timers and window details;
 /// the 9/8 RTT time threshold of QUIC loss detection still applies beside the packet threshold.
 ///
 /// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all

@@ -58,20 +58,7 @@ impl Topology {
             t.add_namespace(node)?;
         }
         if !user_space_only {
-            // On the loopback of one of the run's own namespaces, which nothing else uses.
-            let ns = t.node_ns(Node::Router(0));
-            t.kernel = tc::KernelShaping::probe(
-                "lo",
-                names::PROBE_IFB,
-                |args| sys::tc(&ns, args).is_ok(),
-                |args| {
-                    sys::ip(
-                        Some(&ns),
-                        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-                    )
-                    .is_ok()
-                },
-            );
+            t.kernel = t.probe_kernel();
         }
         t.engines = scenario
             .links
@@ -117,6 +104,22 @@ impl Topology {
             .with_context(|| format!("routing in {ns}"))?;
         }
         Ok(t)
+    }
+
+    /// What the kernel has of the tc engine's qdiscs, actions and devices, probed on the
+    /// loopback of one of the run's own namespaces, which nothing else uses.
+    fn probe_kernel(&self) -> tc::KernelShaping {
+        let ns = self.node_ns(Node::Router(0));
+        let ip = |args: &[String]| {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            sys::ip(Some(&ns), &args).is_ok()
+        };
+        tc::KernelShaping::probe(
+            "lo",
+            names::PROBE_IFB,
+            |args| sys::tc(&ns, args).is_ok(),
+            ip,
+        )
     }
 
     /// The namespace of `node`, recorded for the teardown as soon as it exists.
