@@ -3,9 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{CompositeAlgorithm, WindowAlgorithm};
 use crate::classify::{SackGapAndRtt, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
-use crate::param::{param, Param, Params};
+use crate::param::config;
 use crate::registry::ClassifierRow;
-use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
 /// Composite TCP (CTCP), paper 004 (Gambhava, Bhensdadia 2019, "Composite TCP: Refining
@@ -23,20 +22,15 @@ use crate::Adapter;
 /// loss (packet or time threshold), which is the same moment in the common case.
 pub type Composite = Adapter<CompositeAlgorithm>;
 
-/// Factory for [`Composite`].
-#[derive(Debug, Clone)]
-pub struct CompositeConfig {
-    initial_window: u64,
-    granularity: Duration,
+config! {
+    /// Factory for [`Composite`].
+    pub struct CompositeConfig {
+        /// RTT differences below this are noise when comparing RTT with SRTT (default 1 ms).
+        granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
+    }
 }
 
 impl CompositeConfig {
-    /// RTT differences below this are noise when comparing RTT with SRTT (default 1 ms).
-    pub fn granularity(&mut self, granularity: Duration) -> &mut Self {
-        self.granularity = granularity;
-        self
-    }
-
     /// The loss classifier alone, e.g. to put in front of another controller.
     pub fn classifier(&self) -> SackGapAndRtt {
         SackGapAndRtt::new(self.granularity)
@@ -46,22 +40,6 @@ impl CompositeConfig {
     pub fn algorithm(&self, mss: u64) -> CompositeAlgorithm {
         WindowAlgorithm::sack(self.initial_window, mss, self.classifier())
     }
-}
-
-impl Default for CompositeConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            granularity: DEFAULT_GRANULARITY,
-        }
-    }
-}
-
-impl Params for CompositeConfig {
-    const PARAMS: &'static [Param<Self>] = &[param!(
-        granularity: Duration,
-        "RTT differences below this are noise"
-    )];
 }
 
 controller_factory!(

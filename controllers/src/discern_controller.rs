@@ -6,12 +6,10 @@ use crate::classify::{QueueFull, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{
-    fraction, open_fraction, param, positive_duration, word_param, Param, ParamError, Params,
-};
+use crate::param::{config, fraction, open_fraction, positive_duration, word_param, ParamError};
 use crate::registry::ClassifierRow;
 use crate::short_queue::ShortQueueAlgorithm;
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::window::Window;
 use crate::Adapter;
 
 /// `discern`: this crate's own controller. A short queue of its own when it has the bottleneck to
@@ -142,19 +140,41 @@ pub enum QueueAim {
     Full,
 }
 
-/// Factory for [`Discern`].
-#[derive(Debug, Clone)]
-pub struct DiscernConfig {
-    initial_window: u64,
-    beta: f64,
-    ecn_beta: f64,
-    growth: DiscernGrowth,
-    tolerance: f64,
-    memory: Duration,
-    granularity: Duration,
-    slow_start: SlowStartExit,
-    aqm: bool,
-    queue: QueueAim,
+config! {
+    /// Factory for [`Discern`].
+    pub struct DiscernConfig {
+        /// Window factor on a congestion verdict, above 0 and below 1 (default 0.5).
+        beta: f64 = Self::DEFAULT_BETA,
+            "window factor on a congestion verdict (above 0, below 1)", open_fraction;
+        /// Window factor on an ECN-CE mark, above 0 and below 1 (default 0.8, RFC 8511).
+        ecn_beta: f64 = Self::DEFAULT_ECN_BETA,
+            "window factor on an ECN-CE mark (RFC 8511's alternative backoff)", open_fraction;
+        /// The growth rule in congestion avoidance (default Reno).
+        growth: DiscernGrowth = DiscernGrowth::Reno,
+            "growth in congestion avoidance: reno or cubic";
+        /// How far below the full-queue delay, as a fraction of it, a loss still counts as
+        /// congestion (default 0.05).
+        tolerance: f64 = QueueFull::DEFAULT_FRACTION,
+            "how far below the full-queue delay a loss is still congestion (fraction)", fraction;
+        /// How long the full-queue delay is remembered (default 10 s).
+        memory: Duration = QueueFull::DEFAULT_MEMORY,
+            "how long the full-queue delay is remembered", positive_duration;
+        /// What ends the first slow start (default [`SlowStartExit::Loss`]).
+        slow_start: SlowStartExit = SlowStartExit::Loss,
+            "what ends slow start: loss, or delay (a rise of the round's minimum RTT)";
+        /// Whether losses that rise with the queue are congestion before it is full
+        /// ([`QueueFull::with_loss_by_queue`]; default off): for paths behind an AQM such as CoDel.
+        aqm: bool = false, "on: losses that rise with the queue are congestion before it is full";
+        /// Which queue to aim for (default [`QueueAim::Short`]). The growth rule, `tolerance`,
+        /// `memory`, `slow_start` and `aqm` shape the [`QueueAim::Full`] design only.
+        queue: QueueAim = QueueAim::Short,
+            "short: keep a queue of a few packets, NewReno's manners against a \
+             buffer-filler; full: the earlier design (growth, tolerance, memory, \
+             slow_start, aqm shape it)";
+        /// Queueing-delay differences below this are noise (default 1 ms).
+        granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
+    }
+    check_together = Self::knobs_need_full_queue;
 }
 
 /// What ends `discern`'s first slow start.
@@ -184,43 +204,6 @@ impl DiscernConfig {
     /// Window factor on an ECN-CE mark (RFC 8511's Alternative Backoff with ECN).
     pub const DEFAULT_ECN_BETA: f64 = 0.8;
 
-    /// Window factor on an ECN-CE mark, above 0 and below 1 (default 0.8, RFC 8511).
-    pub fn ecn_beta(&mut self, beta: f64) -> Result<&mut Self, ParamError> {
-        self.ecn_beta = open_fraction("ecn_beta", beta)?;
-        Ok(self)
-    }
-
-    /// Window factor on a congestion verdict, above 0 and below 1 (default 0.5).
-    pub fn beta(&mut self, beta: f64) -> Result<&mut Self, ParamError> {
-        self.beta = open_fraction("beta", beta)?;
-        Ok(self)
-    }
-
-    /// The growth rule in congestion avoidance (default Reno).
-    pub fn growth(&mut self, growth: DiscernGrowth) -> &mut Self {
-        self.growth = growth;
-        self
-    }
-
-    /// How far below the full-queue delay, as a fraction of it, a loss still counts as
-    /// congestion (default 0.05).
-    pub fn tolerance(&mut self, tolerance: f64) -> Result<&mut Self, ParamError> {
-        self.tolerance = fraction("tolerance", tolerance)?;
-        Ok(self)
-    }
-
-    /// How long the full-queue delay is remembered (default 10 s).
-    pub fn memory(&mut self, memory: Duration) -> Result<&mut Self, ParamError> {
-        self.memory = positive_duration("memory", memory)?;
-        Ok(self)
-    }
-
-    /// Queueing-delay differences below this are noise (default 1 ms).
-    pub fn granularity(&mut self, granularity: Duration) -> &mut Self {
-        self.granularity = granularity;
-        self
-    }
-
     /// The loss classifier alone, e.g. to put in front of another controller.
     pub fn classifier(&self) -> QueueFull {
         let classifier = QueueFull::new(self.tolerance, self.granularity, self.memory);
@@ -229,26 +212,6 @@ impl DiscernConfig {
         } else {
             classifier
         }
-    }
-
-    /// What ends the first slow start (default [`SlowStartExit::Loss`]).
-    pub fn slow_start(&mut self, exit: SlowStartExit) -> &mut Self {
-        self.slow_start = exit;
-        self
-    }
-
-    /// Whether losses that rise with the queue are congestion before it is full
-    /// ([`QueueFull::with_loss_by_queue`]; default off): for paths behind an AQM such as CoDel.
-    pub fn aqm(&mut self, on: bool) -> &mut Self {
-        self.aqm = on;
-        self
-    }
-
-    /// Which queue to aim for (default [`QueueAim::Short`]). The growth rule, `tolerance`,
-    /// `memory`, `slow_start` and `aqm` shape the [`QueueAim::Full`] design only.
-    pub fn queue(&mut self, aim: QueueAim) -> &mut Self {
-        self.queue = aim;
-        self
     }
 
     /// Which queue it aims for.
@@ -304,23 +267,6 @@ impl DiscernConfig {
     }
 }
 
-impl Default for DiscernConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            beta: Self::DEFAULT_BETA,
-            ecn_beta: Self::DEFAULT_ECN_BETA,
-            growth: DiscernGrowth::Reno,
-            tolerance: QueueFull::DEFAULT_FRACTION,
-            memory: QueueFull::DEFAULT_MEMORY,
-            granularity: DEFAULT_GRANULARITY,
-            slow_start: SlowStartExit::Loss,
-            aqm: false,
-            queue: QueueAim::Short,
-        }
-    }
-}
-
 word_param!(DiscernGrowth, "reno or cubic", {
     "reno" => DiscernGrowth::Reno,
     "cubic" => DiscernGrowth::Cubic,
@@ -334,45 +280,10 @@ word_param!(QueueAim, "short or full", {
     "full" => QueueAim::Full,
 });
 
-impl Params for DiscernConfig {
-    const PARAMS: &'static [Param<Self>] = &[
-        param!(
-            beta: f64,
-            "window factor on a congestion verdict (above 0, below 1)"
-        ),
-        param!(
-            ecn_beta: f64,
-            "window factor on an ECN-CE mark (RFC 8511's alternative backoff)"
-        ),
-        param!(
-            growth: DiscernGrowth,
-            "growth in congestion avoidance: reno or cubic"
-        ),
-        param!(
-            tolerance: f64,
-            "how far below the full-queue delay a loss is still congestion (fraction)"
-        ),
-        param!(memory: Duration, "how long the full-queue delay is remembered"),
-        param!(
-            slow_start: SlowStartExit,
-            "what ends slow start: loss, or delay (a rise of the round's minimum RTT)"
-        ),
-        param!(
-            aqm: bool,
-            "on: losses that rise with the queue are congestion before it is full"
-        ),
-        param!(
-            queue: QueueAim,
-            "short: keep a queue of a few packets, NewReno's manners against a \
-             buffer-filler; full: the earlier design (growth, tolerance, memory, \
-             slow_start, aqm shape it)"
-        ),
-        param!(granularity: Duration, "RTT differences below this are noise"),
-    ];
-
+impl DiscernConfig {
     /// The earlier design's knobs would do nothing to the default: say so rather than ignore
     /// them.
-    fn check(&mut self) -> Result<(), ParamError> {
+    fn knobs_need_full_queue(&mut self) -> Result<(), ParamError> {
         match self.full_queue_knob_changed() {
             Some(name) if self.queue == QueueAim::Short => Err(ParamError {
                 name,

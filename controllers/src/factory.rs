@@ -1,24 +1,15 @@
 //! The glue every `XxxConfig` shares: quinn's `ControllerFactory` and its row in the registry.
 
 /// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and an
-/// `initial_window` field, under the controller id `$id`, and makes it a row of the registry
-/// with the one-line `$summary` (its parameters are its `Params` table). Anything after the
-/// summary goes into the `Row` implementation, e.g. a `packet_threshold` the controller needs.
+/// `initial_window` field (a config declared with `param::config!`), under the controller id
+/// `$id`, and makes it a row of the registry with the one-line `$summary` (its parameters are its
+/// `Params` table). Anything after the summary goes into the `Row` implementation, e.g. a
+/// `packet_threshold` the controller needs.
 macro_rules! controller_factory {
     ($config:ty, $id:literal, $summary:literal $(, $($row:tt)+)?) => {
         impl $config {
             /// The id of this controller in [`crate::registry`] and in `tracing` events.
             pub const ID: &'static str = $id;
-
-            /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn), at
-            /// least two packets of QUIC's smallest size.
-            pub fn initial_window(
-                &mut self,
-                bytes: u64,
-            ) -> Result<&mut Self, $crate::param::ParamError> {
-                self.initial_window = $crate::param::initial_window(bytes)?;
-                Ok(self)
-            }
         }
 
         impl quinn_proto::congestion::ControllerFactory for $config {

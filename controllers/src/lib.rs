@@ -76,47 +76,47 @@ mod adapter;
 mod algorithm;
 pub mod bandwidth;
 pub mod classify;
-mod composite;
-mod discern_controller;
-mod discriminating_sack;
 pub mod episode;
 pub mod event;
 mod factory;
 mod filter;
 pub mod growth;
 pub mod hystart;
-mod modified_sack;
 pub mod param;
 pub mod registry;
-mod reno;
 mod rtt;
-mod sack_few;
 mod short_queue;
-mod tahoe;
 pub mod trace;
-mod veno;
-mod westwood;
 mod window;
-mod wnewreno;
 
 pub use adapter::{Adapter, Algorithm};
 pub use algorithm::{
     CompositeAlgorithm, LossBased, LossBasedAlgorithm, ModifiedSackAlgorithm, RandomResponse,
     Reduction, WNewRenoAlgorithm, WindowAlgorithm,
 };
-pub use composite::{Composite, CompositeConfig};
-pub use discern_controller::{
-    Discern, DiscernAlgorithm, DiscernConfig, DiscernGrowth, QueueAim, SlowStartExit,
-};
-pub use discriminating_sack::{DiscriminatingSack, DiscriminatingSackConfig};
 pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
-pub use modified_sack::{ModifiedSack, ModifiedSackConfig};
-pub use reno::{Reno, RenoConfig, SackNewReno, SackNewRenoConfig};
-pub use sack_few::{SackFew, SackFewConfig};
 pub use short_queue::{QueueOwner, ShortQueueAlgorithm};
-pub use tahoe::{ModifiedTahoe, ModifiedTahoeConfig, Tahoe, TahoeConfig};
-pub use veno::{Veno, VenoConfig};
-pub use westwood::{Westwood, WestwoodConfig};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};
-pub use wnewreno::{WNewReno, WNewRenoConfig};
+
+// Every controller, one line each: its file (declared, and its public types re-exported here) and
+// its rows in the registry, in the order `discern list` shows them. The id table in the crate
+// docs above is documentation, written by hand.
+registry::controllers! {
+    tahoe: controller TahoeConfig;
+    reno: controller RenoConfig;
+    newreno: controller SackNewRenoConfig;
+    modified_tahoe: controller ModifiedTahoeConfig;
+    modified_sack: classifier ModifiedSackConfig;
+    wnewreno: classifier WNewRenoConfig;
+    sack_few: controller SackFewConfig;
+    composite: classifier CompositeConfig;
+    veno: classifier VenoConfig;
+    westwood: controller WestwoodConfig;
+    discern_controller: classifier DiscernConfig;
+    discriminating_sack: classifier classify::Spike, classifier classify::ZigZag,
+        classifier classify::Trend;
+    quinn_peers: controller quinn_proto::congestion::NewRenoConfig,
+        controller quinn_proto::congestion::CubicConfig,
+        controller quinn_proto::congestion::BbrConfig;
+}

@@ -3,9 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{ModifiedSackAlgorithm, WindowAlgorithm};
 use crate::classify::{RttTolerance, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
-use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::param::{config, non_negative};
 use crate::registry::ClassifierRow;
-use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
 /// Modified SACK, paper 000 (Mehta, Loriya, Keraliya 2024, "A Novel Approach to Enhance the
@@ -25,28 +24,19 @@ use crate::Adapter;
 /// of a loss only once it is declared, so the check happens at the declaration.
 pub type ModifiedSack = Adapter<ModifiedSackAlgorithm>;
 
-/// Factory for [`ModifiedSack`].
-#[derive(Debug, Clone)]
-pub struct ModifiedSackConfig {
-    initial_window: u64,
-    tolerance: f64,
-    granularity: Duration,
+config! {
+    /// Factory for [`ModifiedSack`].
+    pub struct ModifiedSackConfig {
+        /// Largest relative RTT deviation still read as random loss (paper sweeps 0, 0.02, 0.05,
+        /// 0.10, 0.20; default 0.05).
+        tolerance: f64 = RttTolerance::DEFAULT_TOLERANCE,
+            "largest relative RTT deviation read as random loss", non_negative;
+        /// RTT differences below this are noise (default 1 ms).
+        granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
+    }
 }
 
 impl ModifiedSackConfig {
-    /// Largest relative RTT deviation still read as random loss (paper sweeps 0, 0.02, 0.05,
-    /// 0.10, 0.20; default 0.05).
-    pub fn tolerance(&mut self, tolerance: f64) -> Result<&mut Self, ParamError> {
-        self.tolerance = non_negative("tolerance", tolerance)?;
-        Ok(self)
-    }
-
-    /// RTT differences below this are noise (default 1 ms).
-    pub fn granularity(&mut self, granularity: Duration) -> &mut Self {
-        self.granularity = granularity;
-        self
-    }
-
     /// The loss classifier alone, e.g. to put in front of another controller.
     pub fn classifier(&self) -> RttTolerance {
         RttTolerance::new(self.tolerance, self.granularity)
@@ -56,26 +46,6 @@ impl ModifiedSackConfig {
     pub fn algorithm(&self, mss: u64) -> ModifiedSackAlgorithm {
         WindowAlgorithm::sack(self.initial_window, mss, self.classifier())
     }
-}
-
-impl Default for ModifiedSackConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            tolerance: RttTolerance::DEFAULT_TOLERANCE,
-            granularity: DEFAULT_GRANULARITY,
-        }
-    }
-}
-
-impl Params for ModifiedSackConfig {
-    const PARAMS: &'static [Param<Self>] = &[
-        param!(
-            tolerance: f64,
-            "largest relative RTT deviation read as random loss"
-        ),
-        param!(granularity: Duration, "RTT differences below this are noise"),
-    ];
 }
 
 controller_factory!(

@@ -1,5 +1,6 @@
-//! Controller parameters: each config declares its own once (a `Param` each, in a table of
-//! `Params::PARAMS`), and the registry's listing, its parser of `id:name=value` and its
+//! Controller parameters: each config declares its own once, one line each in its `config!`
+//! (field, default, help, check), which makes the struct, its `Default`, its setters and its
+//! table of `Params::PARAMS`; the registry's listing, its parser of `id:name=value` and its
 //! validation all come from that table. The validation functions here are shared by the
 //! builders and the registry, so a bad value is the same clear error whichever way it arrives.
 
@@ -273,7 +274,92 @@ macro_rules! param {
     };
 }
 
-pub(crate) use {param, word_param};
+/// Declares a controller's config once: the struct (with the `initial_window` every controller
+/// takes), its `Default`, a setter per parameter and the `Params` table the registry lists, parses
+/// and validates from. Each parameter is one line under its setter's doc comment, in the order
+/// listings show them:
+///
+/// - `name: Type = default, "help";`: the setter `name(&mut self, Type) -> &mut Self` takes
+///   any value;
+/// - `name: Type = default, "help", check;`: the setter returns `Result<&mut Self, ParamError>`
+///   and stores `check("name", value)?` (a function of `param.rs` or a closure).
+///
+/// `help` is the line `discern list` shows, and the default it shows is `default` written out.
+/// `check_together = path;` after the fields names a `fn(&mut Self) -> Result<(), ParamError>`
+/// for limits one parameter puts on another (`Params::check`).
+macro_rules! config {
+    (
+        $(#[doc = $struct_doc:literal])*
+        pub struct $config:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $name:ident: $type:ty = $default:expr, $help:literal $(, $check:expr)?;
+            )*
+        }
+        $(check_together = $together:path;)?
+    ) => {
+        $(#[doc = $struct_doc])*
+        #[derive(Debug, Clone)]
+        pub struct $config {
+            initial_window: u64,
+            $($name: $type,)*
+        }
+
+        impl Default for $config {
+            fn default() -> Self {
+                Self {
+                    initial_window: $crate::window::DEFAULT_INITIAL_WINDOW,
+                    $($name: $default,)*
+                }
+            }
+        }
+
+        impl $config {
+            /// Initial window in bytes (default: RFC 9002's 10 x 1200 bytes, as quinn), at
+            /// least two packets of QUIC's smallest size.
+            pub fn initial_window(
+                &mut self,
+                bytes: u64,
+            ) -> Result<&mut Self, $crate::param::ParamError> {
+                self.initial_window = $crate::param::initial_window(bytes)?;
+                Ok(self)
+            }
+
+            $($crate::param::setter!($(#[doc = $doc])* $name: $type $(, $check)?);)*
+        }
+
+        impl $crate::param::Params for $config {
+            const PARAMS: &'static [$crate::param::Param<Self>] =
+                &[$($crate::param::param!($name: $type, $help),)*];
+
+            $(
+                fn check(&mut self) -> Result<(), $crate::param::ParamError> {
+                    $together(self)
+                }
+            )?
+        }
+    };
+}
+
+/// One parameter's setter, for `config!`: unchecked, or storing `check("name", value)?`.
+macro_rules! setter {
+    ($(#[doc = $doc:literal])* $name:ident: $type:ty) => {
+        $(#[doc = $doc])*
+        pub fn $name(&mut self, value: $type) -> &mut Self {
+            self.$name = value;
+            self
+        }
+    };
+    ($(#[doc = $doc:literal])* $name:ident: $type:ty, $check:expr) => {
+        $(#[doc = $doc])*
+        pub fn $name(&mut self, value: $type) -> Result<&mut Self, $crate::param::ParamError> {
+            self.$name = ($check)(stringify!($name), value)?;
+            Ok(self)
+        }
+    };
+}
+
+pub(crate) use {config, param, setter, word_param};
 
 /// `text` as a `T`, or the error that says what `name` takes.
 pub(crate) fn parsed<T: ParamValue>(name: &'static str, text: &str) -> Result<T, ParamError> {

@@ -3,50 +3,48 @@
 //!
 //! Every row comes from one config type: its id and summary (`controller_factory!` in the
 //! controller's file), its parameters (the config's `Params` table, whose defaults are read from
-//! `Default`), and one line in [`catalog`]'s table here.
+//! `Default`), and its line in the crate's list of controllers (`controllers!` in `lib.rs`).
 
 use std::error::Error;
 use std::fmt;
 use std::fmt::Debug;
 use std::sync::{Arc, OnceLock};
 
-use quinn_proto::congestion::{BbrConfig, ControllerFactory, CubicConfig, NewRenoConfig};
+use quinn_proto::congestion::ControllerFactory;
 use quinn_proto::TransportConfig;
 
-use crate::classify::{Classifier, Spike, Trend, ZigZag};
-use crate::param::{Param, ParamError, Params};
-use crate::{
-    CompositeConfig, DiscernConfig, LossBased, LossFilterConfig, ModifiedSackConfig,
-    ModifiedTahoeConfig, RenoConfig, SackFewConfig, SackNewRenoConfig, TahoeConfig, VenoConfig,
-    WNewRenoConfig, WestwoodConfig,
-};
+use crate::classify::Classifier;
+use crate::param::{ParamError, Params};
+use crate::{LossBased, LossFilterConfig};
 
 pub(crate) type Factory = Arc<dyn ControllerFactory + Send + Sync>;
 
 /// The config a row resolved to, for its `Debug` text.
 type Config = Arc<dyn Debug + Send + Sync>;
 
-/// Every row, in the order listings show them. A controller is one line here (`controller` or,
-/// if it can stand before `+`, `classifier`).
-const ROWS: &[fn() -> ControllerInfo] = &[
-    controller::<TahoeConfig>,
-    controller::<RenoConfig>,
-    controller::<SackNewRenoConfig>,
-    controller::<ModifiedTahoeConfig>,
-    classifier::<ModifiedSackConfig>,
-    classifier::<WNewRenoConfig>,
-    controller::<SackFewConfig>,
-    classifier::<CompositeConfig>,
-    classifier::<VenoConfig>,
-    controller::<WestwoodConfig>,
-    classifier::<DiscernConfig>,
-    classifier::<Spike>,
-    classifier::<ZigZag>,
-    classifier::<Trend>,
-    controller::<NewRenoConfig>,
-    controller::<CubicConfig>,
-    controller::<BbrConfig>,
-];
+/// Declares every controller module of the crate and the registry's rows from one list, in
+/// `lib.rs`: `module: kind Config, ...;` declares `mod module;`, re-exports its public items at
+/// the crate root (`pub use module::*`: the types a controller's file declares public are the
+/// crate's API) and adds a row per `Config`, in the order written, which is the order listings
+/// show. `kind` is `controller`, or `classifier` for a row that can also stand before `+`
+/// (its config implements [`ClassifierRow`]).
+macro_rules! controllers {
+    ($($module:ident: $($kind:ident $row:ty),+;)*) => {
+        $(
+            mod $module;
+            // A module may only add rows for types declared elsewhere (quinn's own
+            // controllers) and so export nothing.
+            #[allow(unused_imports)]
+            pub use $module::*;
+        )*
+
+        /// Every row of [`registry::catalog`], in the order listings show them.
+        pub(crate) const ROWS: &[fn() -> registry::ControllerInfo] =
+            &[$($(registry::$kind::<$row>,)+)*];
+    };
+}
+
+pub(crate) use controllers;
 
 /// A config the registry lists and builds: one row of [`catalog`].
 pub(crate) trait Row: Params + Clone + Debug + Send + Sync + 'static {
@@ -75,33 +73,6 @@ pub(crate) trait ClassifierRow: Row {
     /// The loss classifier alone.
     fn loss_classifier(&self) -> Self::Classifier;
 }
-
-/// quinn's own controllers, unchanged, with no parameters.
-macro_rules! quinn_row {
-    ($config:ty, $id:literal, $summary:literal) => {
-        impl Params for $config {
-            const PARAMS: &'static [Param<Self>] = &[];
-        }
-
-        impl Row for $config {
-            const ID: &'static str = $id;
-            const SUMMARY: &'static str = $summary;
-            const LOGS_DECISIONS: bool = false;
-
-            fn factory(self) -> Factory {
-                Arc::new(self)
-            }
-        }
-    };
-}
-
-quinn_row!(
-    NewRenoConfig,
-    "quinn-newreno",
-    "quinn's own NewReno, unchanged"
-);
-quinn_row!(CubicConfig, "quinn-cubic", "quinn's own CUBIC, unchanged");
-quinn_row!(BbrConfig, "quinn-bbr", "quinn's own BBR, unchanged");
 
 /// A controller id resolved to everything a quinn `TransportConfig` needs.
 #[derive(Clone)]
@@ -214,7 +185,8 @@ pub struct ParamInfo {
     pub help: &'static str,
 }
 
-fn controller<T: Row>() -> ControllerInfo {
+/// The row of a controller `T`.
+pub(crate) fn controller<T: Row>() -> ControllerInfo {
     ControllerInfo {
         id: T::ID,
         summary: T::SUMMARY,
@@ -226,7 +198,8 @@ fn controller<T: Row>() -> ControllerInfo {
     }
 }
 
-fn classifier<T: ClassifierRow>() -> ControllerInfo {
+/// The row of a controller `T` that can also stand before `+`.
+pub(crate) fn classifier<T: ClassifierRow>() -> ControllerInfo {
     ControllerInfo {
         classifier: true,
         filter: Some(filter::<T>),
@@ -281,7 +254,7 @@ fn filter<T: ClassifierRow>(call: &Call, id: &str, inner: Factory) -> Result<Fac
 /// any entry as `CLASSIFIER+INNER`.
 pub fn catalog() -> &'static [ControllerInfo] {
     static CATALOG: OnceLock<Vec<ControllerInfo>> = OnceLock::new();
-    CATALOG.get_or_init(|| ROWS.iter().map(|row| row()).collect())
+    CATALOG.get_or_init(|| crate::ROWS.iter().map(|row| row()).collect())
 }
 
 /// Resolves a controller id, with optional parameters (`name:key=value,key=value`) and an

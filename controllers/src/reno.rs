@@ -1,8 +1,8 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{Param, Params};
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::param::config;
+use crate::window::Window;
 use crate::Adapter;
 
 /// Fast recovery's window factor (RFC 5681).
@@ -23,18 +23,9 @@ const HALF: f64 = 0.5;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Reno = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`Reno`].
-#[derive(Debug, Clone)]
-pub struct RenoConfig {
-    initial_window: u64,
-}
-
-impl Default for RenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
+config! {
+    /// Factory for [`Reno`].
+    pub struct RenoConfig {}
 }
 
 impl RenoConfig {
@@ -44,61 +35,14 @@ impl RenoConfig {
     }
 }
 
-impl Params for RenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
-}
-
 controller_factory!(
     RenoConfig,
     "reno",
     "TCP Reno: halves on every loss event, several times in one window"
 );
 
-/// NewReno, which with QUIC's ACK ranges is SACK TCP's response: the "original SACK" baseline of
-/// papers 000, 003 and 004, and the base of paper 002.
-///
-/// Halves once per recovery period: a loss of a packet sent before the last reduction belongs to
-/// the window already reduced for (RFC 9002 section 7.3.2). The same behaviour as quinn's own
-/// NewReno, plus this crate's `tracing` events and verdicts, so the harness scores it like the
-/// others. Named for what it is in QUIC so that it does not clash with `quinn::congestion::NewReno`.
-///
-/// One type with Tahoe, Modified Tahoe, Reno, NewReno, SACK-FeW and Westwood+ (all
-/// `Adapter<LossBasedAlgorithm>`: they differ only in the parameters of one state machine), so a
-/// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
-pub type SackNewReno = Adapter<LossBasedAlgorithm>;
-
-/// Factory for [`SackNewReno`].
-#[derive(Debug, Clone)]
-pub struct SackNewRenoConfig {
-    initial_window: u64,
-}
-
-impl Default for SackNewRenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
-}
-
-impl SackNewRenoConfig {
-    /// The pure state machine, for a path whose MSS is `mss` bytes.
-    pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
-        halving_algorithm(self.initial_window, mss, true)
-    }
-}
-
-impl Params for SackNewRenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
-}
-
-controller_factory!(
-    SackNewRenoConfig,
-    "newreno",
-    "NewReno with QUIC ACK ranges, i.e. SACK TCP: halves once per window"
-);
-
-fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
+/// The halving state machine of Reno and, once per window, NewReno (`newreno.rs`).
+pub(crate) fn halving_algorithm(initial_window: u64, mss: u64, once_per_window: bool) -> LossBasedAlgorithm {
     WindowAlgorithm::new(
         Window::new(initial_window, mss, 2),
         LossBased,

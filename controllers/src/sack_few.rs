@@ -1,8 +1,8 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{fraction, param, Param, ParamError, Params};
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::param::{config, fraction};
+use crate::window::Window;
 use crate::Adapter;
 
 /// SACK-FeW, paper 003 (Kaur, "Performance Analysis of Selective Acknowledgement with Fractional
@@ -31,22 +31,18 @@ use crate::Adapter;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type SackFew = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`SackFew`].
-#[derive(Debug, Clone)]
-pub struct SackFewConfig {
-    initial_window: u64,
-    alpha: f64,
+config! {
+    /// Factory for [`SackFew`].
+    pub struct SackFewConfig {
+        /// Fraction of an MSS the window grows by per window acknowledged (paper: 0 <= alpha <= 1).
+        alpha: f64 = Self::DEFAULT_ALPHA,
+            "window growth per window acknowledged, in MSS (0 to 1)", fraction;
+    }
 }
 
 impl SackFewConfig {
     /// Section 2.2 step 1.
     pub const DEFAULT_ALPHA: f64 = 0.01;
-
-    /// Fraction of an MSS the window grows by per window acknowledged (paper: 0 <= alpha <= 1).
-    pub fn alpha(&mut self, alpha: f64) -> Result<&mut Self, ParamError> {
-        self.alpha = fraction("alpha", alpha)?;
-        Ok(self)
-    }
 
     /// The pure state machine, for a path whose MSS is `mss` bytes.
     pub fn algorithm(&self, mss: u64) -> LossBasedAlgorithm {
@@ -58,22 +54,6 @@ impl SackFewConfig {
             true,
         )
     }
-}
-
-impl Default for SackFewConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            alpha: Self::DEFAULT_ALPHA,
-        }
-    }
-}
-
-impl Params for SackFewConfig {
-    const PARAMS: &'static [Param<Self>] = &[param!(
-        alpha: f64,
-        "window growth per window acknowledged, in MSS (0 to 1)"
-    )];
 }
 
 controller_factory!(

@@ -2,9 +2,9 @@ use crate::algorithm::{RandomResponse, Reduction, WindowAlgorithm};
 use crate::classify::Backlog;
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::param::{config, non_negative};
 use crate::registry::ClassifierRow;
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::window::Window;
 use crate::Adapter;
 
 /// TCP Veno (Fu and Liew, "TCP Veno: TCP Enhancement for Transmission over Wireless Access
@@ -21,20 +21,16 @@ use crate::Adapter;
 /// period (a loss of a packet sent before the last reduction does not reduce again).
 pub type Veno = Adapter<WindowAlgorithm<Backlog>>;
 
-/// Factory for [`Veno`].
-#[derive(Debug, Clone)]
-pub struct VenoConfig {
-    initial_window: u64,
-    beta: f64,
+config! {
+    /// Factory for [`Veno`].
+    pub struct VenoConfig {
+        /// Backlog in packets below which a loss is random (default 3).
+        beta: f64 = Backlog::DEFAULT_BETA,
+            "backlog in packets below which a loss is random", non_negative;
+    }
 }
 
 impl VenoConfig {
-    /// Backlog in packets below which a loss is random (default 3).
-    pub fn beta(&mut self, packets: f64) -> Result<&mut Self, ParamError> {
-        self.beta = non_negative("beta", packets)?;
-        Ok(self)
-    }
-
     /// The loss classifier alone.
     pub fn classifier(&self) -> Backlog {
         Backlog::new(self.beta)
@@ -53,22 +49,6 @@ impl VenoConfig {
         )
         .with_random_response(RandomResponse::Multiplicative { beta: 0.8 })
     }
-}
-
-impl Default for VenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            beta: Backlog::DEFAULT_BETA,
-        }
-    }
-}
-
-impl Params for VenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[param!(
-        beta: f64,
-        "backlog in packets below which a loss is random"
-    )];
 }
 
 controller_factory!(

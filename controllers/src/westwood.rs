@@ -1,8 +1,8 @@
 use crate::algorithm::{LossBased, LossBasedAlgorithm, Reduction, WindowAlgorithm};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{Param, Params};
-use crate::window::{Window, DEFAULT_INITIAL_WINDOW};
+use crate::param::config;
+use crate::window::Window;
 use crate::Adapter;
 
 /// TCP Westwood+ (Mascolo, Casetti, Gerla, Sanadidi, Wang, "TCP Westwood: Bandwidth Estimation
@@ -25,10 +25,9 @@ use crate::Adapter;
 /// downcast to this alias also succeeds for the other five; [`Adapter::id`] tells them apart.
 pub type Westwood = Adapter<LossBasedAlgorithm>;
 
-/// Factory for [`Westwood`].
-#[derive(Debug, Clone)]
-pub struct WestwoodConfig {
-    initial_window: u64,
+config! {
+    /// Factory for [`Westwood`].
+    pub struct WestwoodConfig {}
 }
 
 impl WestwoodConfig {
@@ -42,18 +41,6 @@ impl WestwoodConfig {
             true,
         )
     }
-}
-
-impl Default for WestwoodConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-        }
-    }
-}
-
-impl Params for WestwoodConfig {
-    const PARAMS: &'static [Param<Self>] = &[];
 }
 
 controller_factory!(

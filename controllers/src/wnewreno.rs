@@ -3,9 +3,8 @@ use std::time::Duration;
 use crate::algorithm::{WNewRenoAlgorithm, WindowAlgorithm};
 use crate::classify::{OwdThreshold, DEFAULT_GRANULARITY};
 use crate::factory::controller_factory;
-use crate::param::{non_negative, param, Param, ParamError, Params};
+use crate::param::{config, non_negative};
 use crate::registry::ClassifierRow;
-use crate::window::DEFAULT_INITIAL_WINDOW;
 use crate::Adapter;
 
 /// WNewReno, paper 002 (Pawale, Vanjale 2019, "Performance Improvement of TCP New Reno using one
@@ -22,28 +21,19 @@ use crate::Adapter;
 /// declaration anyway. Cannot be carried over: a true one-way measurement on asymmetric paths.
 pub type WNewReno = Adapter<WNewRenoAlgorithm>;
 
-/// Factory for [`WNewReno`].
-#[derive(Debug, Clone)]
-pub struct WNewRenoConfig {
-    initial_window: u64,
-    margin: f64,
-    granularity: Duration,
+config! {
+    /// Factory for [`WNewReno`].
+    pub struct WNewRenoConfig {
+        /// Wireless margin as a fraction of the minimum one-way delay (paper: 0.05..0.15, default
+        /// 0.15).
+        margin: f64 = OwdThreshold::DEFAULT_MARGIN,
+            "threshold above the minimum one-way delay, as a fraction of it", non_negative;
+        /// One-way-delay differences below this are noise (default 1 ms).
+        granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
+    }
 }
 
 impl WNewRenoConfig {
-    /// Wireless margin as a fraction of the minimum one-way delay (paper: 0.05..0.15, default
-    /// 0.15).
-    pub fn margin(&mut self, margin: f64) -> Result<&mut Self, ParamError> {
-        self.margin = non_negative("margin", margin)?;
-        Ok(self)
-    }
-
-    /// One-way-delay differences below this are noise (default 1 ms).
-    pub fn granularity(&mut self, granularity: Duration) -> &mut Self {
-        self.granularity = granularity;
-        self
-    }
-
     /// The loss classifier alone, e.g. to put in front of another controller.
     pub fn classifier(&self) -> OwdThreshold {
         OwdThreshold::new(self.margin, self.granularity)
@@ -53,26 +43,6 @@ impl WNewRenoConfig {
     pub fn algorithm(&self, mss: u64) -> WNewRenoAlgorithm {
         WindowAlgorithm::sack(self.initial_window, mss, self.classifier())
     }
-}
-
-impl Default for WNewRenoConfig {
-    fn default() -> Self {
-        Self {
-            initial_window: DEFAULT_INITIAL_WINDOW,
-            margin: OwdThreshold::DEFAULT_MARGIN,
-            granularity: DEFAULT_GRANULARITY,
-        }
-    }
-}
-
-impl Params for WNewRenoConfig {
-    const PARAMS: &'static [Param<Self>] = &[
-        param!(
-            margin: f64,
-            "threshold above the minimum one-way delay, as a fraction of it"
-        ),
-        param!(granularity: Duration, "RTT differences below this are noise"),
-    ];
 }
 
 controller_factory!(

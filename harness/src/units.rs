@@ -1,4 +1,5 @@
-//! Units at the edges: sizes in bytes, rates in bit/s. Durations are `std::time::Duration`.
+//! Units at the edges: sizes in bytes, rates in bit/s, the headers a datagram carries on the wire.
+//! Durations are `std::time::Duration`.
 //!
 //! Every quantity is parsed exactly (decimal arithmetic, no floating point), so `Display` followed
 //! by `FromStr` gives back the same value.
@@ -6,6 +7,12 @@
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
+
+/// IPv4 + UDP header bytes added to every QUIC datagram on the wire.
+pub const IP_UDP_OVERHEAD: u64 = 28;
+
+/// The smallest UDP payload QUIC allows (RFC 9000 section 14).
+pub const QUIC_MIN_DATAGRAM: u64 = 1200;
 
 /// A size in bytes. Parsed from `1500`, `1500B`, `1.6MB` (SI, 10^6), `20MiB` (binary), `64KB`, `1GB`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

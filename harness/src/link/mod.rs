@@ -31,7 +31,6 @@ pub mod loss;
 mod pie;
 mod police;
 pub mod trace;
-pub mod units;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -49,7 +48,12 @@ use pie::{PieState, PieVerdict};
 use police::PoliceState;
 use trace::Schedule;
 
-pub use units::{Nanos, IP_UDP_OVERHEAD, NANOS_PER_SEC, QUIC_MIN_DATAGRAM};
+pub use crate::units::{IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM};
+
+/// Nanoseconds since the start of a run (virtual in the simulator, real in namespaces).
+pub type Nanos = u64;
+
+pub const NANOS_PER_SEC: u64 = 1_000_000_000;
 
 pub fn nanos(d: Duration) -> Nanos {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)

@@ -1,6 +1,7 @@
 //! `discern clean`: removes what runs killed without a chance to clean up left behind. A run's
-//! namespaces hold everything else it made (veths, TUN devices, qdiscs, sockets), so deleting
-//! them is enough. Namespaces of a run whose process is still alive are kept unless `all`.
+//! namespaces hold everything else it made (veths, TUN and ifb devices, qdiscs, sockets), so
+//! deleting them is enough. Namespaces of a run whose process is still alive are kept unless
+//! `all`.
 
 use std::path::Path;
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::flow::Finished;
+use super::names;
 use super::plan::{Node, Plan};
 use super::tc::Engine;
 use super::topology::Topology;
@@ -96,7 +97,8 @@ impl Links<'_> {
     }
 
     /// A tc link's rate and loss rate forward, from its qdiscs' counters; both directions'
-    /// drops are added to `drops`.
+    /// drops are added to `drops`. A direction's queue (tbf) is on the egress of the router it
+    /// leaves, its channel loss (netem) on the ifb of the router it reaches.
     fn measured_by_qdiscs(&self, l: usize, base_rtt_s: f64, drops: &mut Drops) -> MeasuredLink {
         let lp = &self.plan.links[l];
         let mut measured = MeasuredLink {
@@ -104,13 +106,13 @@ impl Links<'_> {
             base_rtt_s,
             loss_rate: 0.0,
         };
-        for (node, forward) in [
-            (Node::Router(lp.head), true),
-            (Node::Router(lp.tail), false),
-        ] {
-            let stats = self.topo.qdisc_stats(node, l);
-            let netem = stats.iter().find(|q| q.kind == "netem");
-            let tbf = stats.iter().find(|q| q.kind == "tbf");
+        for (from, to, forward) in [(lp.head, lp.tail, true), (lp.tail, lp.head, false)] {
+            let egress = self
+                .topo
+                .qdisc_stats(Node::Router(from), &names::link_if(l));
+            let ingress = self.topo.qdisc_stats(Node::Router(to), &names::ifb_if(l));
+            let netem = ingress.iter().find(|q| q.kind == "netem");
+            let tbf = egress.iter().find(|q| q.kind == "tbf");
             drops.queue += tbf.map_or(0, |q| q.dropped);
             drops.channel += netem.map_or(0, |q| q.dropped);
             if forward {

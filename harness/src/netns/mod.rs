@@ -5,9 +5,11 @@
 //!   tail of X and the head of Y are one router when a path goes X then Y), a namespace per flow
 //!   end, /30 addresses, static routes both ways.
 //! * `topology`: builds a plan with `ip`/`tc` and owns it; dropping it removes everything.
-//! * Engines (`tc`, `userlink`): on kernels with every qdisc and action a link needs (probed
-//!   once a run: netem, tbf, and its codel, pie, fq_codel or police), each link direction is
-//!   shaped on its router's egress by netem (delay, loss), tbf (rate, queue) and its AQM.
+//! * Engines (`tc`, `userlink`): on kernels with every qdisc, action and device a link needs
+//!   (probed once a run: netem, tbf, ifb with mirred, and its codel, pie, fq_codel or police),
+//!   each link direction is shaped where `link/` shapes it: its policer, queue (tbf and its AQM)
+//!   and rate on the egress of the router it leaves, its channel loss and delay (netem) on an
+//!   ifb device at the ingress of the router it reaches.
 //!   Otherwise (or for a feature the kernel has no faithful form of), the link is a pair of TUN
 //!   devices bridged in user space by the simulator's own link model, in real time, FQ-CoDel
 //!   included. `summary.json` names the engine of each link.

@@ -59,6 +59,15 @@ pub fn link_if(l: usize) -> String {
     format!("l{l}")
 }
 
+/// The `ifb` device through which the end of link `l` in a router receives: the channel loss
+/// and the delay of the direction it receives act there (the tc engine).
+pub fn ifb_if(l: usize) -> String {
+    format!("i{l}")
+}
+
+/// The `ifb` device the probe of the kernel's shaping adds and deletes again.
+pub const PROBE_IFB: &str = "pifb";
+
 /// The router's end of flow `i`'s sender (`s`) or receiver (`d`) attachment.
 pub fn access_if(role: char, i: usize) -> String {
     format!("{role}{i}")
@@ -98,7 +107,13 @@ mod tests {
     #[test]
     fn interface_names_fit_the_kernel_limit() {
         // The largest indices a scenario may have (65536 flows, links likewise).
-        for name in [link_if(65_535), access_if('s', 65_535), access_if('d', 0)] {
+        for name in [
+            link_if(65_535),
+            ifb_if(65_535),
+            access_if('s', 65_535),
+            access_if('d', 0),
+            PROBE_IFB.to_string(),
+        ] {
             assert!(valid_ifname(&name), "{name}");
         }
         assert!(valid_ifname(HOST_IF));

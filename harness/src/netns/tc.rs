@@ -2,18 +2,24 @@
 //! kernel has of them, the choice of engine per link, and the parsing of `tc -s qdisc`
 //! statistics.
 //!
-//! One direction of a link is shaped on the egress of the router it leaves: a `netem` root qdisc
-//! for the propagation delay and the channel loss, and a `tbf` child for the rate with a drop-tail
-//! queue of `queue` packets (its byte limit is `queue` full-size packets), or, for a link with an
-//! AQM, a `codel`, `pie` or `fq_codel` qdisc under the tbf (its `limit` in packets, its
-//! parameters, and `ecn` where the queue marks). A policer is a `police` action on the device's
-//! `clsact` egress hook, which runs before the root qdisc: packets beyond the bucket are dropped
-//! before they reach the delay line or the queue, as in the link model. Gilbert-Elliott maps to
-//! netem's `gemodel`.
+//! Each impairment acts where the link model (`link/`) applies it. One direction of a link is
+//! shaped on the egress of the router it leaves, in the order a packet meets them there:
+//! - the policer, a `police` action on the device's `clsact` egress hook, which runs before the
+//!   root qdisc: packets beyond the bucket are dropped before they reach the queue;
+//! - the queue and the rate, a `tbf` root qdisc with a drop-tail queue of `queue` packets (its
+//!   byte limit is `queue` full-size packets), or, for a link with an AQM, a `codel`, `pie` or
+//!   `fq_codel` qdisc under the tbf (its `limit` in packets, its parameters, and `ecn` where the
+//!   queue marks): CoDel drops at dequeue, PIE on arrival, as in `link/`.
+//!
+//! Then, on the router it reaches, the `clsact` ingress hook redirects every packet (`matchall`,
+//! `mirred egress redirect`) through an `ifb` device whose `netem` root qdisc applies the
+//! channel loss and the propagation delay: a packet is lost after it has used the queue and the
+//! link, as `link/` loses it when it leaves the server. Gilbert-Elliott maps to netem's
+//! `gemodel`.
 //!
 //! A link runs on the user-space engine, which runs every feature of the link model (FQ-CoDel
-//! included), where the kernel lacks a qdisc or action the link needs ([`KernelShaping`]), and
-//! where the kernel has no faithful form for one of its features: the burst (handover) loss
+//! included), where the kernel lacks a qdisc, action or device the link needs ([`KernelShaping`]),
+//! and where the kernel has no faithful form for one of its features: the burst (handover) loss
 //! model, capacity traces, ECN step marking (only `red`/`fq_codel` mark, not at a packet
 //! threshold), jitter that keeps order (netem's jitter reorders) and our reordering model
 //! (netem's `reorder` sends packets early, not late).
@@ -23,7 +29,8 @@ use crate::scenario::{AqmKind, Link, LossModel};
 /// What shapes one link (both directions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
-    /// `tc` netem (delay, loss) with tbf (rate, queue), in the kernel.
+    /// `tc`: tbf (rate, queue) on the sender's egress, netem (loss, delay) on the receiver's
+    /// ingress, in the kernel.
     Netem,
     /// The simulator's link model run in real time between two TUN devices.
     UserSpace,
@@ -55,6 +62,9 @@ pub struct KernelShaping {
     pub fq_codel: bool,
     /// The `clsact` qdisc, the `matchall` classifier and the `police` action.
     pub police: bool,
+    /// An `ifb` device, and the `clsact` qdisc, the `matchall` classifier and the `mirred`
+    /// action that redirect a device's ingress through it.
+    pub ifb: bool,
 }
 
 impl KernelShaping {
@@ -66,13 +76,19 @@ impl KernelShaping {
         pie: true,
         fq_codel: true,
         police: true,
+        ifb: true,
     };
 
-    /// Probes each by adding it to `dev` and deleting it again, `tc` running one command (an
-    /// argument list after `tc`) and saying whether it succeeded. A probe that added part of
-    /// what it tries (`clsact` without its filter) is deleted too.
-    pub fn probe(dev: &str, mut tc: impl FnMut(&[String]) -> bool) -> Self {
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    /// Probes each by adding it to `dev` and deleting it again, `tc` and `ip` each running one
+    /// command (an argument list after `tc` or `ip`) and saying whether it succeeded. A probe
+    /// that added part of what it tries (`clsact` without its filter) is deleted too; the `ifb`
+    /// device the probe adds is named `ifb`.
+    pub fn probe(
+        dev: &str,
+        ifb: &str,
+        mut tc: impl FnMut(&[String]) -> bool,
+        ip: impl FnMut(&[String]) -> bool,
+    ) -> Self {
         let root = |qdisc: &[&str]| {
             let mut cmd = words(&["qdisc", "add", "dev", dev, "root"]);
             cmd.extend(words(qdisc));
@@ -106,10 +122,11 @@ impl KernelShaping {
                 tc(del);
             }
         }
+        k.ifb = probe_ifb(dev, ifb, tc, ip);
         k
     }
 
-    /// Whether the kernel has every qdisc and action [`netem_commands`] emits for `link`.
+    /// Whether the kernel has every qdisc, action and device [`end_commands`] needs for `link`.
     pub fn shapes(&self, link: &Link) -> bool {
         let aqm = match link.aqm.map(|a| a.kind) {
             None => true,
@@ -117,8 +134,34 @@ impl KernelShaping {
             Some(AqmKind::Pie(_)) => self.pie,
             Some(AqmKind::FqCoDel(_)) => self.fq_codel,
         };
-        self.netem && self.tbf && aqm && (link.police.is_none() || self.police)
+        self.netem && self.tbf && self.ifb && aqm && (link.police.is_none() || self.police)
     }
+}
+
+/// Whether an `ifb` device named `ifb` can be added and `dev`'s ingress redirected through it;
+/// whatever the probe added is deleted again.
+fn probe_ifb(
+    dev: &str,
+    ifb: &str,
+    mut tc: impl FnMut(&[String]) -> bool,
+    mut ip: impl FnMut(&[String]) -> bool,
+) -> bool {
+    if !ip(&words(&["link", "add", ifb, "type", "ifb"])) {
+        return false;
+    }
+    let added = [clsact(dev), redirect_filter(dev, ifb)]
+        .iter()
+        .take_while(|c| tc(c))
+        .count();
+    if added > 0 {
+        tc(&words(&["qdisc", "del", "dev", dev, "clsact"]));
+    }
+    ip(&words(&["link", "del", ifb]));
+    added == 2
+}
+
+fn words(w: &[&str]) -> Vec<String> {
+    w.iter().map(|s| s.to_string()).collect()
 }
 
 /// The engine for `link` on a kernel with `kernel`'s shaping: the tc engine where the kernel
@@ -164,68 +207,93 @@ pub fn netem_loss(model: &LossModel) -> Result<Vec<String>, String> {
     })
 }
 
-/// The `tc` invocations (each an argument list after `tc`) that shape the egress of `dev` for one
-/// direction of `link` with channel loss `loss`, for packets of at most `mtu` bytes.
-pub fn netem_commands(
+/// The `tc` invocations (each an argument list after `tc`) at one end of `link`, for packets of
+/// at most `mtu` bytes: the egress of `dev` shapes the direction this end sends (policer,
+/// queue, rate), and its ingress, redirected through the `ifb` device `ifb` (which must exist),
+/// applies the channel loss `received_loss` and the delay of the direction it receives.
+pub fn end_commands(
     dev: &str,
+    ifb: &str,
     link: &Link,
-    loss: &LossModel,
+    received_loss: &LossModel,
     mtu: u16,
 ) -> Result<Vec<Vec<String>>, String> {
-    let mtu = mtu as u64;
+    let mut cmds = vec![tbf_command(dev, link, mtu)];
+    if let Some(aqm) = link.aqm {
+        cmds.push(aqm_command(dev, link.queue, aqm.kind, aqm.ecn));
+    }
+    cmds.push(clsact(dev));
+    if let Some(police) = link.police {
+        cmds.push(police_filter(dev, police));
+    }
+    cmds.push(netem_command(ifb, link, received_loss, mtu)?);
+    cmds.push(redirect_filter(dev, ifb));
+    Ok(cmds)
+}
+
+/// The rate and the queue: a tbf root qdisc. The bucket holds two packets, or a millisecond at
+/// the rate, whichever is more; the queue `queue` full-size packets waiting besides the one being
+/// sent.
+fn tbf_command(dev: &str, link: &Link, mtu: u16) -> Vec<String> {
+    let mtu = u64::from(mtu);
     let rate = link.rate.0;
-    let delay_us = link.delay.as_micros() as u64;
-    // netem's own limit counts every packet in its delay line: make it far above a
-    // bandwidth-delay product, so only the tbf queue ever overflows.
-    let bdp_packets = (rate as f64 / 8.0 * link.delay.as_secs_f64() / mtu as f64).ceil() as u64;
-    let netem_limit = (4 * bdp_packets + 2 * link.queue as u64).max(1000);
-    let mut netem: Vec<String> = ["qdisc", "add", "dev", dev, "root", "handle", "1:", "netem"]
-        .map(String::from)
-        .to_vec();
-    netem.extend([
-        "limit".into(),
-        netem_limit.to_string(),
-        "delay".into(),
-        format!("{delay_us}us"),
-    ]);
-    netem.extend(netem_loss(loss)?);
-    // The bucket holds two packets, or a millisecond at the rate, whichever is more; the queue
-    // `queue` full-size packets waiting besides the one being sent.
     let burst = (2 * mtu).max(rate / 8 / 1000);
     let limit = (link.queue as u64 + 1) * mtu;
-    let tbf: Vec<String> = [
-        "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "tbf",
-    ]
-    .map(String::from)
-    .into_iter()
-    .chain([
+    let mut cmd = words(&["qdisc", "add", "dev", dev, "root", "handle", "1:", "tbf"]);
+    cmd.extend([
         "rate".into(),
         format!("{rate}bit"),
         "burst".into(),
         burst.to_string(),
         "limit".into(),
         limit.to_string(),
+    ]);
+    cmd
+}
+
+/// The channel loss and the propagation delay: a netem root qdisc on the receiving end's `ifb`.
+fn netem_command(
+    ifb: &str,
+    link: &Link,
+    loss: &LossModel,
+    mtu: u16,
+) -> Result<Vec<String>, String> {
+    let mtu = u64::from(mtu);
+    let delay_us = link.delay.as_micros() as u64;
+    // netem's own limit counts every packet in its delay line: make it far above a
+    // bandwidth-delay product, so only the tbf queue ever overflows.
+    let bdp_packets =
+        (link.rate.0 as f64 / 8.0 * link.delay.as_secs_f64() / mtu as f64).ceil() as u64;
+    let netem_limit = (4 * bdp_packets + 2 * link.queue as u64).max(1000);
+    let mut cmd = words(&["qdisc", "add", "dev", ifb, "root", "handle", "1:", "netem"]);
+    cmd.extend([
+        "limit".into(),
+        netem_limit.to_string(),
+        "delay".into(),
+        format!("{delay_us}us"),
+    ]);
+    cmd.extend(netem_loss(loss)?);
+    Ok(cmd)
+}
+
+/// The `clsact` qdisc, whose hooks hold the policer (egress) and the redirect (ingress).
+fn clsact(dev: &str) -> Vec<String> {
+    words(&["qdisc", "add", "dev", dev, "clsact"])
+}
+
+/// Every packet arriving on `dev` goes through `ifb` first.
+fn redirect_filter(dev: &str, ifb: &str) -> Vec<String> {
+    words(&[
+        "filter", "add", "dev", dev, "ingress", "matchall", "action", "mirred", "egress",
+        "redirect", "dev", ifb,
     ])
-    .collect();
-    let mut cmds = vec![netem, tbf];
-    if let Some(aqm) = link.aqm {
-        cmds.push(aqm_command(dev, link.queue, aqm.kind, aqm.ecn));
-    }
-    if let Some(police) = link.police {
-        cmds.extend(police_commands(dev, police));
-    }
-    Ok(cmds)
 }
 
 /// The AQM qdisc under the tbf. tbf's own limit then only bounds what it holds besides its
 /// child; the child queues `queue` packets besides the one being sent.
 fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String> {
     let us = |d: std::time::Duration| format!("{}us", d.as_micros());
-    let mut cmd: Vec<String> = [
-        "qdisc", "add", "dev", dev, "parent", "10:1", "handle", "20:",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut cmd = words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"]);
     match kind {
         AqmKind::CoDel(c) => cmd.extend([
             "codel".into(),
@@ -266,24 +334,22 @@ fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String>
 /// A token-bucket policer on `dev`'s egress, ahead of its root qdisc: `clsact`, then a
 /// `matchall` filter whose `police` action drops what exceeds the bucket.
 fn police_commands(dev: &str, police: crate::scenario::Policer) -> Vec<Vec<String>> {
-    let clsact = ["qdisc", "add", "dev", dev, "clsact"]
-        .map(String::from)
-        .to_vec();
-    let filter = [
+    vec![clsact(dev), police_filter(dev, police)]
+}
+
+fn police_filter(dev: &str, police: crate::scenario::Policer) -> Vec<String> {
+    let mut cmd = words(&[
         "filter", "add", "dev", dev, "egress", "matchall", "action", "police",
-    ]
-    .map(String::from)
-    .into_iter()
-    .chain([
+    ]);
+    cmd.extend([
         "rate".into(),
         format!("{}bit", police.rate.0),
         "burst".into(),
         police.burst.0.to_string(),
         "conform-exceed".into(),
         "drop/pipe".into(),
-    ])
-    .collect();
-    vec![clsact, filter]
+    ]);
+    cmd
 }
 
 /// Counters of one qdisc from `tc -s qdisc show`.
@@ -348,22 +414,28 @@ mod tests {
         cmds.iter().map(|c| c.join(" ")).collect()
     }
 
+    /// `link/` loses a packet as it leaves the server, after the queue: here the loss is on the
+    /// receiving end, behind the sender's tbf.
     #[test]
-    fn bernoulli_link_is_netem_then_tbf() {
+    fn bernoulli_link_is_tbf_then_netem_on_the_receivers_ifb() {
         let l = link(LossModel::Bernoulli { rate: 0.02 });
-        let cmds = netem_commands("l0", &l, &l.loss, 1500).unwrap();
+        // The tail: it receives the forward direction, with its loss.
+        let cmds = end_commands("l0", "i0", &l, &l.loss, 1500).unwrap();
         assert_eq!(
             joined(&cmds),
             vec![
-                "qdisc add dev l0 root handle 1: netem limit 1000 delay 15000us loss random 2%",
-                "qdisc add dev l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev l0 clsact",
+                "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us loss random 2%",
+                "filter add dev l0 ingress matchall action mirred egress redirect dev i0",
             ]
         );
-        // The reverse direction: same rate, delay and queue, its own (here no) loss.
-        let rev = netem_commands("l0", &l, &l.reverse_loss, 1500).unwrap();
+        // The head receives the reverse direction: same rate, delay and queue, its own (here
+        // no) loss.
+        let rev = end_commands("l0", "i0", &l, &l.reverse_loss, 1500).unwrap();
         assert_eq!(
-            rev[0].join(" "),
-            "qdisc add dev l0 root handle 1: netem limit 1000 delay 15000us"
+            rev[2].join(" "),
+            "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us"
         );
     }
 
@@ -389,10 +461,10 @@ mod tests {
         let mut l = link(LossModel::None);
         l.rate = BitRate(1_000_000_000);
         l.delay = Duration::from_millis(50);
-        let cmds = netem_commands("l3", &l, &l.loss, 1500).unwrap();
+        let cmds = end_commands("l3", "i3", &l, &l.loss, 1500).unwrap();
         // 1 Gbit/s x 50 ms / 1500 B = 4167 packets in flight; x4 + 2 queues.
-        assert!(cmds[0].join(" ").contains("limit 16748 "));
-        assert!(cmds[1].join(" ").contains("burst 125000 "));
+        assert!(cmds[2].join(" ").contains("limit 16748 "));
+        assert!(cmds[0].join(" ").contains("burst 125000 "));
     }
 
     #[test]
@@ -433,11 +505,13 @@ mod tests {
         });
         assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::Netem);
         assert_eq!(
-            joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap()),
+            joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap()),
             vec![
-                "qdisc add dev r0-l0 root handle 1: netem limit 1000 delay 15000us loss random 1%",
-                "qdisc add dev r0-l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
-                "qdisc add dev r0-l0 parent 10:1 handle 20: codel limit 41 target 5000us interval 100000us",
+                "qdisc add dev r0-l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: codel limit 41 target 5000us interval 100000us",
+                "qdisc add dev r0-l0 clsact",
+                "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us loss random 1%",
+                "filter add dev r0-l0 ingress matchall action mirred egress redirect dev i0",
             ]
         );
     }
@@ -457,13 +531,14 @@ mod tests {
             burst: crate::units::Bytes(60_000),
         });
         assert_eq!(
-            joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap()),
+            joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap()),
             vec![
-                "qdisc add dev r0-l0 root handle 1: netem limit 1000 delay 15000us",
-                "qdisc add dev r0-l0 parent 1:1 handle 10: tbf rate 20000000bit burst 3000 limit 61500",
-                "qdisc add dev r0-l0 parent 10:1 handle 20: pie limit 41 target 15000us tupdate 15000us ecn",
+                "qdisc add dev r0-l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: pie limit 41 target 15000us tupdate 15000us ecn",
                 "qdisc add dev r0-l0 clsact",
                 "filter add dev r0-l0 egress matchall action police rate 8000000bit burst 60000 conform-exceed drop/pipe",
+                "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us",
+                "filter add dev r0-l0 ingress matchall action mirred egress redirect dev i0",
             ]
         );
     }
@@ -485,10 +560,10 @@ mod tests {
     fn fq_codel_is_an_fq_codel_qdisc() {
         let mut l = link(LossModel::None);
         fq_codel(&mut l);
-        let lines = joined(&netem_commands("r0-l0", &l, &l.loss, 1500).unwrap());
+        let lines = joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap());
         assert_eq!(
-            lines[2],
-            "qdisc add dev r0-l0 parent 10:1 handle 20: fq_codel limit 41 target 5000us interval 100000us quantum 1514"
+            lines[1],
+            "qdisc add dev r0-l0 parent 1:1 handle 10: fq_codel limit 41 target 5000us interval 100000us quantum 1514"
         );
         assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::Netem);
         let no_fq_codel = KernelShaping {
@@ -511,6 +586,7 @@ mod tests {
         let netem_only = KernelShaping {
             netem: true,
             tbf: true,
+            ifb: true,
             ..KernelShaping::default()
         };
         let with = |k: KernelShaping| engine_for(&pie, k);
@@ -555,15 +631,15 @@ mod tests {
             ..netem_only
         };
         assert_eq!(engine_for(&policed, police), Engine::Netem);
-        // A plain link needs netem and tbf alone.
+        // A plain link needs netem, tbf and the ifb alone.
         assert_eq!(
             engine_for(&link(LossModel::None), netem_only),
             Engine::Netem
         );
     }
 
-    /// The exact `tc` lines of a scenario file's links, both directions, as the netem engine
-    /// would run them on the head (forward) and tail (reverse) routers.
+    /// The exact `tc` lines of a scenario file's links, both directions, as the tc engine would
+    /// run them on the tail (which receives the forward direction) and the head (the reverse).
     #[test]
     fn tc_lines_of_a_scenario() {
         let text = r#"
@@ -588,7 +664,7 @@ mod tests {
         "#;
         let s = crate::scenario::Scenario::from_toml(text, "tc.toml", &[]).unwrap();
         let lines =
-            |l: &Link, loss: &LossModel| joined(&netem_commands("d", l, loss, s.mtu).unwrap());
+            |l: &Link, loss: &LossModel| joined(&end_commands("d", "i", l, loss, s.mtu).unwrap());
         let (access, radio) = (&s.links[0], &s.links[1]);
         assert!(s
             .links
@@ -597,21 +673,25 @@ mod tests {
         assert_eq!(
             lines(access, &access.loss),
             vec![
-                "qdisc add dev d root handle 1: netem limit 2336 delay 1000us",
-                "qdisc add dev d parent 1:1 handle 10: tbf rate 1000000000bit burst 125000 limit 1501500",
+                "qdisc add dev d root handle 1: tbf rate 1000000000bit burst 125000 limit 1501500",
+                "qdisc add dev d clsact",
+                "qdisc add dev i root handle 1: netem limit 2336 delay 1000us",
+                "filter add dev d ingress matchall action mirred egress redirect dev i",
             ]
         );
         assert_eq!(
             lines(radio, &radio.loss),
             vec![
-                "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss gemodel 1% 50% 90% 0%",
-                "qdisc add dev d parent 1:1 handle 10: tbf rate 8000000bit burst 3000 limit 301500",
-                "qdisc add dev d parent 10:1 handle 20: codel limit 201 target 10000us interval 150000us",
+                "qdisc add dev d root handle 1: tbf rate 8000000bit burst 3000 limit 301500",
+                "qdisc add dev d parent 1:1 handle 10: codel limit 201 target 10000us interval 150000us",
+                "qdisc add dev d clsact",
+                "qdisc add dev i root handle 1: netem limit 1000 delay 30000us loss gemodel 1% 50% 90% 0%",
+                "filter add dev d ingress matchall action mirred egress redirect dev i",
             ]
         );
         assert_eq!(
-            lines(radio, &radio.reverse_loss)[0],
-            "qdisc add dev d root handle 1: netem limit 1000 delay 30000us loss random 0.1%"
+            lines(radio, &radio.reverse_loss)[3],
+            "qdisc add dev i root handle 1: netem limit 1000 delay 30000us loss random 0.1%"
         );
     }
 
@@ -645,14 +725,13 @@ mod tests {
     /// Probes against a kernel that refuses every command containing one of `missing`: the
     /// result, and the command lines run.
     fn probe(missing: &[&str]) -> (KernelShaping, Vec<String>) {
-        let mut ran = Vec::new();
-        let k = KernelShaping::probe("lo", |cmd| {
-            let line = cmd.join(" ");
-            let ok = !missing.iter().any(|m| cmd.iter().any(|w| w == m));
-            ran.push(line);
-            ok
-        });
-        (k, ran)
+        let ran = std::cell::RefCell::new(Vec::new());
+        let run = |tool: &str, cmd: &[String]| {
+            ran.borrow_mut().push(format!("{tool}{}", cmd.join(" ")));
+            !missing.iter().any(|m| cmd.iter().any(|w| w == m))
+        };
+        let k = KernelShaping::probe("lo", "p0", |c| run("", c), |c| run("ip ", c));
+        (k, ran.into_inner())
     }
 
     #[test]
@@ -675,6 +754,11 @@ mod tests {
                 "qdisc add dev lo clsact",
                 "filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe",
                 "qdisc del dev lo clsact",
+                "ip link add p0 type ifb",
+                "qdisc add dev lo clsact",
+                "filter add dev lo ingress matchall action mirred egress redirect dev p0",
+                "qdisc del dev lo clsact",
+                "ip link del p0",
             ]
         );
     }
@@ -700,15 +784,46 @@ mod tests {
             Some("qdisc add dev lo root fq_codel")
         );
         assert_eq!(
-            ran[ran.len() - 2..],
-            [
-                "filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe",
-                "qdisc del dev lo clsact",
-            ]
+            after("filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe").as_deref(),
+            Some("qdisc del dev lo clsact")
         );
         let (none, ran) = probe(&["add"]);
         assert_eq!(none, KernelShaping::default());
         assert!(ran.iter().all(|l| l.contains(" add ")), "{ran:?}");
+    }
+
+    /// Without `mirred` the ifb the probe added is deleted again, with the `clsact` it added,
+    /// and the tc engine takes no link: the user-space engine does.
+    #[test]
+    fn a_kernel_without_ifb_or_mirred_gets_the_user_space_engine() {
+        let (k, ran) = probe(&["mirred"]);
+        assert_eq!(
+            k,
+            KernelShaping {
+                ifb: false,
+                ..KernelShaping::ALL
+            }
+        );
+        assert_eq!(
+            ran[ran.len() - 4..],
+            [
+                "qdisc add dev lo clsact",
+                "filter add dev lo ingress matchall action mirred egress redirect dev p0",
+                "qdisc del dev lo clsact",
+                "ip link del p0",
+            ]
+        );
+        let (no_ifb, ran) = probe(&["ifb"]);
+        assert!(!no_ifb.ifb);
+        assert_eq!(
+            ran.last().map(String::as_str),
+            Some("ip link add p0 type ifb")
+        );
+        assert_eq!(engine_for(&link(LossModel::None), k), Engine::UserSpace);
+        assert_eq!(
+            engine_for(&link(LossModel::None), no_ifb),
+            Engine::UserSpace
+        );
     }
 
     #[test]

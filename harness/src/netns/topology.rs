@@ -1,7 +1,7 @@
 //! Builds a [`Plan`] on the system, and owns everything it built: dropping the [`Topology`]
 //! (on success, on error, while a panic unwinds) stops the user-space links, closes their TUN
-//! devices and deletes the run's namespaces in reverse order, which takes their veths, qdiscs and
-//! sockets with them. What is already gone is skipped.
+//! devices and deletes the run's namespaces in reverse order, which takes their veths, ifb
+//! devices, qdiscs and sockets with them. What is already gone is skipped.
 
 use anyhow::Context;
 
@@ -58,9 +58,7 @@ impl Topology {
             t.add_namespace(node)?;
         }
         if !user_space_only {
-            // On the loopback of one of the run's own namespaces, which nothing else uses.
-            let ns = t.node_ns(Node::Router(0));
-            t.kernel = tc::KernelShaping::probe("lo", |args| sys::tc(&ns, args).is_ok());
+            t.kernel = t.probe_kernel();
         }
         t.engines = scenario
             .links
@@ -108,6 +106,22 @@ impl Topology {
         Ok(t)
     }
 
+    /// What the kernel has of the tc engine's qdiscs, actions and devices, probed on the
+    /// loopback of one of the run's own namespaces, which nothing else uses.
+    fn probe_kernel(&self) -> tc::KernelShaping {
+        let ns = self.node_ns(Node::Router(0));
+        let ip = |args: &[String]| {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            sys::ip(Some(&ns), &args).is_ok()
+        };
+        tc::KernelShaping::probe(
+            "lo",
+            names::PROBE_IFB,
+            |args| sys::tc(&ns, args).is_ok(),
+            ip,
+        )
+    }
+
     /// The namespace of `node`, recorded for the teardown as soon as it exists.
     fn add_namespace(&mut self, node: Node) -> anyhow::Result<()> {
         let ns = self.node_ns(node);
@@ -147,8 +161,13 @@ impl Topology {
         match self.engines[l] {
             Engine::Netem => {
                 veth(&head, &dev, &tail, &dev, &mtu)?;
-                for (ns, loss) in [(&head, &link.loss), (&tail, &link.reverse_loss)] {
-                    let cmds = tc::netem_commands(&dev, link, loss, scenario.mtu)
+                // Each end receives one direction: the head the reverse, the tail the forward.
+                // The ifb lives in the router's namespace, so deleting that removes it too.
+                let ifb = names::ifb_if(l);
+                for (ns, received) in [(&head, &link.reverse_loss), (&tail, &link.loss)] {
+                    sys::ip(Some(ns), &["link", "add", &ifb, "mtu", &mtu, "type", "ifb"])?;
+                    sys::ip(Some(ns), &["link", "set", &ifb, "up"])?;
+                    let cmds = tc::end_commands(&dev, &ifb, link, received, scenario.mtu)
                         .map_err(anyhow::Error::msg)?;
                     for c in cmds {
                         sys::tc(ns, &c)?;
@@ -179,9 +198,9 @@ impl Topology {
             .collect()
     }
 
-    /// `tc -s` statistics of the egress of link `l` in the router `node`.
-    pub fn qdisc_stats(&self, node: Node, l: usize) -> Vec<tc::QdiscStats> {
-        let args = ["-s", "qdisc", "show", "dev", &names::link_if(l)].map(String::from);
+    /// `tc -s` statistics of the qdiscs of device `dev` in the router `node`.
+    pub fn qdisc_stats(&self, node: Node, dev: &str) -> Vec<tc::QdiscStats> {
+        let args = ["-s", "qdisc", "show", "dev", dev].map(String::from);
         sys::tc(&self.node_ns(node), &args)
             .map(|out| tc::parse_stats(&out))
             .unwrap_or_default()

@@ -14,6 +14,7 @@ mod overrides;
 mod parse;
 mod raw;
 mod setting;
+mod trace;
 
 pub use controller::{FlowController, KernelTcp, KERNEL_TCP_PREFIX};
 pub use error::ScenarioError;

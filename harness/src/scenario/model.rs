@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::controller::FlowController;
-pub use crate::link::trace::CapacityTrace;
+pub use super::trace::CapacityTrace;
 use crate::units::{BitRate, Bytes};
 
 /// One experiment: links, the flows that cross them, and how long to run.

@@ -12,8 +12,9 @@ use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
     Policer, Reorder, Scenario,
 };
-use crate::link::units::{IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM};
-use crate::units::{format_duration, parse_duration, BitRate, Bytes, UnitError};
+use crate::units::{
+    format_duration, parse_duration, BitRate, Bytes, UnitError, IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM,
+};
 
 /// QUIC needs 1200-byte UDP payloads, and the links count IPv4 and UDP headers on top.
 pub const MIN_MTU: u16 = (QUIC_MIN_DATAGRAM + IP_UDP_OVERHEAD) as u16;
@@ -464,7 +465,7 @@ fn capacity_trace(
     let t = sub_table(link, e, keys::TRACE, example)?;
     let f = t.required("trace")?;
     let file = t.non_empty_string(f, "a trace file name, such as \"lte.down\"")?;
-    crate::link::trace::read(&base.join(file), file).map_err(|m| t.diag(f.value.at, m))
+    super::trace::read(&base.join(file), file).map_err(|m| t.diag(f.value.at, m))
 }
 
 fn queue(link: &Table<'_>, e: &Entry) -> Result<(usize, Option<Aqm>), Diag> {
