@@ -7,11 +7,10 @@ use std::time::Instant;
 use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
-use crate::adapter::{Body, EndOfAcks};
+use crate::adapter::{Adapter, Body, EndOfAcks};
 use crate::classify::{Classifier, Discriminator};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::trace::{self, Snapshot, Traced, Tracer};
-use crate::Adapter;
 
 /// Factory for [`LossFilter`]: `classifier` judges every loss, `inner` builds the controller that
 /// sees the ACKs and the losses judged as congestion. Id form `CLASSIFIER+INNER`, e.g.
