@@ -387,6 +387,7 @@ impl Sim {
                 .map(|c| SenderCounts::of_quinn(&c.stats()))
                 .unwrap_or_default(),
             receiver_closed: f.receiver_closed.clone(),
+            receiver_acks: None,
             queue: Some(FlowQueue {
                 drops: self.net.truth.queue_drops_of(f.index),
                 delay: self.net.flow_queue_delay(f.index),
