@@ -174,12 +174,11 @@ impl Subscriber for AckLog {
 
 /// Starts the receiver's endpoint on the current tokio runtime.
 fn start(end: S2nEnd, log: AckLog) -> anyhow::Result<Server> {
-    let failed = |what: &'static str| move |e: &dyn std::fmt::Display| anyhow!("{what}: {e}");
     let tls = s2n_quic::provider::tls::default::Server::builder()
         .with_certificate(end.identity.cert_pem(), end.identity.key_pem())
         .and_then(|b| b.with_application_protocols([ALPN]))
         .and_then(|b| b.build())
-        .map_err(|e| failed("s2n-tls configuration")(&e))?;
+        .map_err(failed("s2n-tls configuration"))?;
     let io = s2n_quic::provider::io::tokio::Builder::default()
         .with_rx_socket(end.socket)
         .and_then(|b| b.with_max_mtu(end.mtu))
@@ -190,18 +189,23 @@ fn start(end: S2nEnd, log: AckLog) -> anyhow::Result<Server> {
         .with_data_window(window)
         .and_then(|l| l.with_unidirectional_data_window(window))
         .and_then(|l| l.with_max_idle_timeout(end.idle_timeout))
-        .map_err(|e| failed("s2n-quic limits")(&e))?;
+        .map_err(failed("s2n-quic limits"))?;
     Server::builder()
         .with_tls(tls)
-        .map_err(|e| failed("s2n-quic TLS")(&e))?
+        .map_err(failed("s2n-quic TLS"))?
         .with_io(io)
-        .map_err(|e| failed("s2n-quic I/O")(&e))?
+        .map_err(failed("s2n-quic I/O"))?
         .with_limits(limits)
-        .map_err(|e| failed("s2n-quic limits")(&e))?
+        .map_err(failed("s2n-quic limits"))?
         .with_event(log)
-        .map_err(|e| failed("s2n-quic events")(&e))?
+        .map_err(failed("s2n-quic events"))?
         .start()
-        .map_err(|e| failed("starting s2n-quic")(&e))
+        .map_err(failed("starting s2n-quic"))
+}
+
+/// An s2n-quic builder's error, saying which step failed.
+fn failed<E: std::fmt::Display>(what: &'static str) -> impl FnOnce(E) -> anyhow::Error {
+    move |e| anyhow!("{what}: {e}")
 }
 
 /// Accepts the flow's connection and its stream, and reads it until it ends, the flow's bytes
