@@ -119,4 +119,25 @@ mod tests {
         let e = run(&s, LinkKind::Sim).unwrap_err().to_string();
         assert!(e.contains("tcp-cubic runs only with --link netns"), "{e}");
     }
+
+    #[test]
+    fn a_foreign_receiver_needs_netns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s2n.toml");
+        std::fs::write(
+            &path,
+            "name = \"t\"\ndescription = \"t\"\nduration = \"1s\"\n[[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 10\n[[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\nreceiver = \"s2n-quic\"\n",
+        )
+        .unwrap();
+        let s = crate::scenario::Scenario::from_file(&path, &[]).unwrap();
+        let e = run(&s, LinkKind::Sim).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "scenario: {}: flow 0: receiver = \"s2n-quic\" runs in network namespaces only \
+                 (--link netns, as root); the simulator hosts quinn receivers alone",
+                path.display()
+            )
+        );
+    }
 }

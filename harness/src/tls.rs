@@ -79,3 +79,57 @@ impl Identity {
         Ok(Arc::new(roots))
     }
 }
+
+/// The application protocol a flow to a foreign receiver negotiates: QUIC requires ALPN
+/// (RFC 9001 section 8.1), and s2n-quic refuses a handshake without one.
+pub const ALPN: &[u8] = b"discern";
+
+/// The identity of a receiver that is not quinn (namespaces only). s2n-tls does not decode
+/// Ed25519 certificates ("error decoding certificate"), so this one is ECDSA P-256; the
+/// simulator's determinism, which chose Ed25519 above, does not apply on real clocks.
+pub struct ForeignIdentity {
+    cert: CertificateDer<'static>,
+    cert_pem: String,
+    key_pem: String,
+}
+
+impl ForeignIdentity {
+    pub fn generate() -> Result<Self, TlsError> {
+        let tls = |e: rcgen::Error| TlsError(e.to_string());
+        let key_pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).map_err(tls)?;
+        let params = rcgen::CertificateParams::new(vec![SERVER_NAME.to_string()]).map_err(tls)?;
+        let cert = params.self_signed(&key_pair).map_err(tls)?;
+        Ok(Self {
+            cert: cert.der().clone(),
+            cert_pem: cert.pem(),
+            key_pem: key_pair.serialize_pem(),
+        })
+    }
+
+    /// The certificate chain, PEM, as the receiver's TLS library loads it.
+    pub fn cert_pem(&self) -> &str {
+        &self.cert_pem
+    }
+
+    /// The private key, PEM (PKCS #8).
+    pub fn key_pem(&self) -> &str {
+        &self.key_pem
+    }
+
+    /// A quinn client that trusts this identity alone and offers [`ALPN`], over TLS 1.3 with
+    /// the same provider as [`Identity::client_config`].
+    pub fn client_config(&self) -> Result<ClientConfig, TlsError> {
+        let tls = |e: &dyn std::fmt::Display| TlsError(e.to_string());
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(self.cert.clone()).map_err(|e| tls(&e))?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .map_err(|e| tls(&e))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![ALPN.to_vec()];
+        let crypto = QuicClientConfig::try_from(config).map_err(|e| tls(&e))?;
+        Ok(ClientConfig::new(Arc::new(crypto)))
+    }
+}

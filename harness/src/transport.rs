@@ -11,7 +11,7 @@ use quinn_proto::{
     AckFrequencyConfig, IdleTimeout, QlogConfig, QlogStream, TransportConfig, VarInt,
 };
 
-use crate::scenario::{Flow, FlowController, Scenario};
+use crate::scenario::{Flow, FlowController, Receiver, Scenario};
 
 pub use crate::link::IP_UDP_OVERHEAD;
 
@@ -65,6 +65,11 @@ pub struct FlowQlog<'a> {
 pub struct FlowTransport {
     pub sender: Arc<TransportConfig>,
     pub receiver: Arc<TransportConfig>,
+    /// The receiver's stream and connection receive windows, in bytes, for a receiver that is
+    /// not quinn to advertise the same.
+    pub receive_window: u64,
+    /// Both sides' idle timeout.
+    pub idle_timeout: Duration,
 }
 
 impl FlowTransport {
@@ -111,11 +116,16 @@ impl FlowTransport {
         if let Some(q) = qlog {
             let title = format!("{} flow {}", scenario.name, q.flow);
             sender.qlog_stream(Some(qlog_stream(&q, "sender", &title, flow)?));
-            receiver.qlog_stream(Some(qlog_stream(&q, "receiver", &title, flow)?));
+            // Another stack writes no quinn trace; an empty file would say it did.
+            if flow.receiver == Receiver::Quinn {
+                receiver.qlog_stream(Some(qlog_stream(&q, "receiver", &title, flow)?));
+            }
         }
         Ok(Self {
             sender: Arc::new(sender),
             receiver: Arc::new(receiver),
+            receive_window: receive,
+            idle_timeout: idle_timeout(scenario),
         })
     }
 }
@@ -159,10 +169,17 @@ fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
     let mut tc = TransportConfig::default();
     tc.initial_mtu(scenario.mtu.saturating_sub(IP_UDP_OVERHEAD as u16));
     tc.mtu_discovery_config(None);
-    let idle_ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
+    let idle_ms = idle_timeout(scenario).as_millis() as u64;
     tc.max_idle_timeout(Some(IdleTimeout::from(varint(idle_ms)?)));
     tc.keep_alive_interval(None);
     Ok(tc)
+}
+
+/// Twice the run's duration, and at least 60 s: a stalled flow shows up as low goodput, never
+/// as a closed connection.
+fn idle_timeout(scenario: &Scenario) -> Duration {
+    let ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
+    Duration::from_millis(ms)
 }
 
 /// The sender asks its peer (ACK frequency extension) to acknowledge every `ack_every`

@@ -130,6 +130,7 @@ fn scenario(controller: &str) -> Scenario {
             receive_window: None,
             max_ack_delay: None,
             ack_every: None,
+            receiver: Default::default(),
         }],
         source: None,
     }

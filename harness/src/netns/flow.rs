@@ -13,10 +13,11 @@ use tokio::task::JoinSet;
 
 use super::plan::{Node, Plan};
 pub use super::result::FlowResult;
+use super::s2n::S2nEnd;
 use super::sys::{self, Signals};
 use super::topology::Topology;
 use super::{quic, tcp};
-use crate::scenario::Scenario;
+use crate::scenario::{Receiver, Scenario};
 use crate::tls;
 use crate::transport::{FlowQlog, FlowTransport, Qlog};
 
@@ -101,7 +102,7 @@ fn prepare(
     topo: &Topology,
     qlog: Option<&Qlog>,
 ) -> anyhow::Result<Vec<Ready>> {
-    let identity = tls::Identity::generate()?;
+    let ids = Identities::generate(scenario)?;
     let start = Instant::now();
     let mut ready = Vec::with_capacity(plan.flows.len());
     for fp in &plan.flows {
@@ -128,9 +129,9 @@ fn prepare(
             start,
         });
         let transport = FlowTransport::with_qlog(scenario, spec, flow_qlog)?;
-        let mut server_config = identity.server_config()?;
-        server_config.transport = transport.receiver;
-        let mut client_config = identity.client_config()?;
+        let server_socket = udp_socket(&receiver_ns, fp.receiver_addr(), QUIC_PORT)?;
+        let (mut client_config, receiver) =
+            ids.ends(scenario, spec.receiver, &transport, server_socket)?;
         client_config.transport_config(transport.sender);
         ready.push(Ready::Quic(Box::new(quic::QuicFlow {
             index: fp.index,
@@ -139,13 +140,60 @@ fn prepare(
             bytes,
             seed: scenario.seed,
             client_socket: udp_socket(&sender_ns, fp.sender_addr(), 0)?,
-            server_socket: udp_socket(&receiver_ns, fp.receiver_addr(), QUIC_PORT)?,
             server_addr: SocketAddr::from((fp.receiver_addr(), QUIC_PORT)),
             client_config,
-            server_config,
+            receiver,
         })));
     }
     Ok(ready)
+}
+
+/// The run's TLS identities: quinn's, and one for foreign receivers if a flow has one.
+struct Identities {
+    quinn: tls::Identity,
+    foreign: Option<Arc<tls::ForeignIdentity>>,
+}
+
+impl Identities {
+    fn generate(scenario: &Scenario) -> anyhow::Result<Self> {
+        let foreign = scenario.flows.iter().any(|f| f.receiver != Receiver::Quinn);
+        Ok(Self {
+            quinn: tls::Identity::generate()?,
+            foreign: match foreign {
+                true => Some(Arc::new(tls::ForeignIdentity::generate()?)),
+                false => None,
+            },
+        })
+    }
+
+    /// A flow's client configuration (its transport still to set) and receiving endpoint.
+    fn ends(
+        &self,
+        scenario: &Scenario,
+        receiver: Receiver,
+        transport: &FlowTransport,
+        socket: UdpSocket,
+    ) -> anyhow::Result<(quinn::ClientConfig, quic::ReceiverEnd)> {
+        if receiver == Receiver::Quinn {
+            let mut config = self.quinn.server_config()?;
+            config.transport = transport.receiver.clone();
+            let end = quic::ReceiverEnd::Quinn { socket, config };
+            return Ok((self.quinn.client_config()?, end));
+        }
+        let identity = self
+            .foreign
+            .clone()
+            .expect("generated for every foreign receiver");
+        let client = identity.client_config()?;
+        let end = quic::ReceiverEnd::S2n(S2nEnd {
+            socket,
+            identity,
+            receive_window: transport.receive_window,
+            idle_timeout: transport.idle_timeout,
+            mtu: scenario.mtu,
+        });
+        Ok((client, end))
+    }
 }
 
 fn udp_socket(ns: &str, addr: Ipv4Addr, port: u16) -> anyhow::Result<UdpSocket> {

@@ -14,15 +14,18 @@
 //!   devices bridged in user space by the simulator's own link model, in real time, FQ-CoDel
 //!   included. `summary.json` names the engine of each link.
 //! * Flows (`flow`: sockets in their namespaces, start, results): QUIC (`quic`; controllers from
-//!   the registry, their `tracing` events captured by `capture`) and kernel TCP (`tcp`, ids
-//!   `tcp-<name>`), all sending the simulator's payload pattern and checking every byte on
-//!   receipt.
+//!   the registry, their `tracing` events captured by `capture`; the receiver quinn, or
+//!   s2n-quic with `receiver = "s2n-quic"`, `s2n`) and kernel TCP (`tcp`, ids `tcp-<name>`),
+//!   all sending the simulator's payload pattern and checking every byte on receipt.
+//! * A foreign receiver's report of its own ACK frames against the sender's recovered ACK
+//!   delays (`ack_report`), per flow in `summary.json`.
 //! * Record: the flows' summaries and series through the recorder both runners share
 //!   ([`crate::report::record`]); the links' figures from their engines (`links`).
 //! * Safety: root and `ip`/`tc` are checked before anything is made; names are unique per run
 //!   (`names`); SIGINT and SIGTERM end the run through the same clean-up as an error or a panic;
 //!   `discern clean` (`clean`) removes what a killed run left.
 
+mod ack_report;
 mod clean;
 pub mod flow;
 mod links;
@@ -30,6 +33,7 @@ pub mod names;
 pub mod plan;
 mod quic;
 mod result;
+mod s2n;
 pub mod sys;
 pub mod tc;
 pub mod tcp;
@@ -47,7 +51,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::record::{EventSamples, Recorder};
 use crate::report::{FlowSeries, LinkInfo, RunOutput, Summary, Timing};
-use crate::scenario::Scenario;
+use crate::scenario::{Receiver, Scenario};
 use links::Links;
 use names::RunPrefix;
 use plan::Plan;
@@ -97,11 +101,18 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
             plan.flows.len()
         );
     }
-    for tcp in scenario
-        .flows
-        .iter()
-        .filter_map(|f| f.controller.kernel_tcp())
-    {
+    for (i, flow) in scenario.flows.iter().enumerate() {
+        let Some(tcp) = flow.controller.kernel_tcp() else {
+            continue;
+        };
+        // A scenario file cannot say this (parsing refuses it); `--controller` can.
+        if flow.receiver != Receiver::Quinn {
+            bail!(
+                "flow {i}: receiver = \"{}\" needs a QUIC flow, but {} is the kernel's TCP",
+                flow.receiver,
+                tcp.id()
+            );
+        }
         tcp::check(tcp)?;
     }
     Ok(plan)
@@ -117,7 +128,13 @@ pub fn run_with(scenario: &Scenario, options: &Options) -> anyhow::Result<RunOut
         .build()
         .context("starting the async runtime")?;
     let sink = Sink::default();
-    let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
+    // A foreign receiver's ACKs are scored against the sender's recovered delays, one `rtt`
+    // record per ACK frame; without one, those records would only be dropped.
+    let capture = match scenario.flows.iter().all(|f| f.receiver == Receiver::Quinn) {
+        true => CaptureLayer::new(sink.clone()),
+        false => CaptureLayer::with_delays(sink.clone()),
+    };
+    let subscriber = tracing_subscriber::registry().with(capture);
     let (summary, series) = tracing::subscriber::with_default(subscriber, || {
         runtime.block_on(run_async(scenario, &plan, options, &sink))
     })?;
@@ -174,7 +191,20 @@ fn record(links: &Links, events: &[CwndEvent]) -> (Summary, Vec<FlowSeries>) {
         recorder.replay(r.outcome.index, &r.readings, events, flows.epoch);
     }
     let (link_summaries, drops) = links.summaries();
-    let (flow_summaries, series) = recorder.finish(flows.results.iter().map(|r| r.outcome.clone()));
+    let outcomes = flows.results.iter().map(|r| {
+        let mut outcome = r.outcome.clone();
+        if let Some(log) = &r.receiver_log {
+            let propagation = propagation(scenario, links.plan, outcome.index);
+            let recovered = events.iter().filter(|e| e.flow == outcome.index);
+            let recovered = recovered.filter_map(|e| {
+                e.delay
+                    .map(|frame| ack_report::Recovered { at: e.at, frame })
+            });
+            outcome.receiver_acks = Some(ack_report::score(log, recovered, propagation));
+        }
+        outcome
+    });
+    let (flow_summaries, series) = recorder.finish(outcomes);
     let engines: BTreeSet<&str> = links.topo.engines.iter().map(|e| e.as_str()).collect();
     let summary = Summary {
         scenario: scenario.name.clone(),
@@ -191,4 +221,15 @@ fn record(links: &Links, events: &[CwndEvent]) -> (Summary, Vec<FlowSeries>) {
         delay_signals: None,
     };
     (summary, series)
+}
+
+/// The one-way propagation delay of flow `index`'s path: what no packet of it beats.
+fn propagation(scenario: &Scenario, plan: &Plan, index: usize) -> std::time::Duration {
+    plan.flows
+        .iter()
+        .find(|f| f.index == index)
+        .map(|f| &scenario.flows[f.spec].path)
+        .map_or(Default::default(), |path| {
+            path.iter().map(|&l| scenario.links[l].delay).sum()
+        })
 }

@@ -291,6 +291,7 @@ mod tests {
                     receive_window: None,
                     max_ack_delay: None,
                     ack_every: None,
+                    receiver: Default::default(),
                 })
                 .collect(),
             source: None,

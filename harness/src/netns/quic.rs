@@ -1,6 +1,7 @@
 //! QUIC flows on real sockets: per flow a quinn client (the sender, one unidirectional stream) in
 //! the sender's namespace and a server (the receiver, which checks every byte) in the receiver's,
-//! on the calling tokio runtime. Each side has its own endpoint; the client connects inside a
+//! on the calling tokio runtime. The server is quinn, or s2n-quic (`s2n`) for a flow with
+//! `receiver = "s2n-quic"`. Each side has its own endpoint; the client connects inside a
 //! `capture::SPAN` span, which quinn's connection task inherits, so the controller's events name the
 //! flow.
 
@@ -17,6 +18,7 @@ use tokio::time::timeout_at;
 use tracing::Instrument;
 
 use super::result::FlowResult;
+use super::s2n::{self, AckLog, S2nEnd};
 use crate::payload::Pattern;
 use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
 use crate::tls;
@@ -31,18 +33,77 @@ pub struct QuicFlow {
     pub bytes: Option<u64>,
     pub seed: u64,
     pub client_socket: UdpSocket,
-    pub server_socket: UdpSocket,
     pub server_addr: SocketAddr,
     pub client_config: quinn::ClientConfig,
-    pub server_config: quinn::ServerConfig,
+    pub receiver: ReceiverEnd,
 }
 
-struct Received {
-    verified: bool,
-    completed_at: Option<Instant>,
-    packets: u64,
+/// The flow's receiving endpoint, before it starts.
+pub enum ReceiverEnd {
+    Quinn {
+        socket: UdpSocket,
+        config: quinn::ServerConfig,
+    },
+    S2n(S2nEnd),
+}
+
+/// What the receiving endpoint found, of either stack.
+pub(super) struct Received {
+    pub verified: bool,
+    pub completed_at: Option<Instant>,
+    pub packets: u64,
     /// Why the receiver's own endpoint closed the connection, if it did.
-    closed: Option<String>,
+    pub closed: Option<String>,
+    /// The record of a receiver that reports its own ACKs (s2n-quic).
+    pub acks: Option<AckLog>,
+    /// An endpoint that closes its connection when dropped (s2n-quic's server and connection),
+    /// held until the sender has stopped.
+    pub endpoint: Option<Box<dyn Send>>,
+}
+
+impl Received {
+    pub fn new() -> Self {
+        Self {
+            verified: true,
+            completed_at: None,
+            packets: 0,
+            closed: None,
+            acks: None,
+            endpoint: None,
+        }
+    }
+}
+
+/// The receiver's check of the stream, chunk by chunk, in order: every byte against the flow's
+/// pattern, the count for the sampler, and the flow's completion.
+pub(super) struct Check {
+    pattern: Pattern,
+    bytes: Option<u64>,
+    delivered: Arc<AtomicU64>,
+    offset: u64,
+}
+
+impl Check {
+    /// Checks the next `chunk` of the stream; true when reading should stop (the bytes are
+    /// wrong, or all in).
+    pub fn next(&mut self, chunk: &[u8], out: &mut Received) -> bool {
+        self.at(self.offset, chunk, out)
+    }
+
+    /// Checks `chunk`, which the stream placed at `offset`.
+    fn at(&mut self, offset: u64, chunk: &[u8], out: &mut Received) -> bool {
+        if offset != self.offset || !self.pattern.check(offset, chunk) {
+            out.verified = false;
+            return true;
+        }
+        self.offset += chunk.len() as u64;
+        self.delivered.store(self.offset, Ordering::Relaxed);
+        if self.bytes == Some(self.offset) {
+            out.completed_at = Some(Instant::now());
+            return true;
+        }
+        false
+    }
 }
 
 /// The flow's two endpoints and what its tasks share while it runs.
@@ -52,7 +113,6 @@ struct Ends {
     start: Duration,
     client: Endpoint,
     client_config: quinn::ClientConfig,
-    server: Endpoint,
     server_addr: SocketAddr,
     pattern: Pattern,
     bytes: Option<u64>,
@@ -64,17 +124,16 @@ struct Ends {
 
 /// Runs the flow until it completes or `deadline`.
 pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::Result<FlowResult> {
-    let ends = Ends::new(flow, epoch, deadline)?;
+    let (ends, receiving) = Ends::new(flow, epoch, deadline)?;
     let index = ends.index;
+    let server = match &receiving {
+        Receiving::Quinn(server) => Some(server.clone()),
+        Receiving::S2n(_) => None,
+    };
     let receiver = tokio::spawn(
-        receive(
-            ends.server.clone(),
-            ends.pattern,
-            ends.bytes,
-            ends.delivered.clone(),
-            deadline,
-        )
-        .instrument(span(index, "receiver")),
+        receiving
+            .receive(ends.check(), deadline)
+            .instrument(span(index, "receiver")),
     );
     tokio::time::sleep_until((epoch + ends.start).into()).await;
     let sender_span = span(index, "sender");
@@ -102,7 +161,9 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
     let end = received
         .completed_at
         .unwrap_or_else(|| deadline.min(Instant::now()));
-    ends.server.close(0u32.into(), b"done");
+    if let Some(server) = server {
+        server.close(0u32.into(), b"done");
+    }
     ends.client.close(0u32.into(), b"done");
     Ok(FlowResult {
         outcome: FlowOutcome {
@@ -119,10 +180,28 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
             // counters are per qdisc), so netns summaries leave this out.
             queue: None,
             receiver_closed: received.closed,
+            // Scored once the run's records are in (`ack_report`).
+            receiver_acks: None,
         },
         min_rtt: Some(stats.path.min_rtt).filter(|d| !d.is_zero()),
         readings,
+        receiver_log: received.acks.map(|log| log.report()),
     })
+}
+
+/// The flow's receiving endpoint, ready to read.
+enum Receiving {
+    Quinn(Endpoint),
+    S2n(S2nEnd),
+}
+
+impl Receiving {
+    async fn receive(self, check: Check, deadline: Instant) -> anyhow::Result<Received> {
+        match self {
+            Receiving::Quinn(server) => receive(server, check, deadline).await,
+            Receiving::S2n(end) => s2n::receive(end, check, deadline).await,
+        }
+    }
 }
 
 /// The `capture::SPAN` that attributes the controller's events to flow `index`.
@@ -131,31 +210,46 @@ fn span(index: usize, role: &str) -> tracing::Span {
 }
 
 impl Ends {
-    fn new(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::Result<Self> {
+    fn new(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::Result<(Self, Receiving)> {
         let runtime = Arc::new(quinn::TokioRuntime);
-        let server = Endpoint::new(
-            EndpointConfig::default(),
-            Some(flow.server_config),
-            flow.server_socket,
-            runtime.clone(),
-        )
-        .context("receiver endpoint")?;
+        let receiving = match flow.receiver {
+            ReceiverEnd::Quinn { socket, config } => Receiving::Quinn(
+                Endpoint::new(
+                    EndpointConfig::default(),
+                    Some(config),
+                    socket,
+                    runtime.clone(),
+                )
+                .context("receiver endpoint")?,
+            ),
+            ReceiverEnd::S2n(end) => Receiving::S2n(end),
+        };
         let client = Endpoint::new(EndpointConfig::default(), None, flow.client_socket, runtime)
             .context("sender endpoint")?;
-        Ok(Self {
+        let ends = Self {
             index: flow.index,
             controller: flow.controller,
             start: flow.start,
             client,
             client_config: flow.client_config,
-            server,
             server_addr: flow.server_addr,
             pattern: Pattern::new(flow.seed, flow.index),
             bytes: flow.bytes,
             delivered: Arc::new(AtomicU64::new(0)),
             epoch,
             deadline,
-        })
+        };
+        Ok((ends, receiving))
+    }
+
+    /// The receiver's check of this flow's bytes.
+    fn check(&self) -> Check {
+        Check {
+            pattern: self.pattern,
+            bytes: self.bytes,
+            delivered: self.delivered.clone(),
+            offset: 0,
+        }
     }
 
     /// The sender's connection, once its handshake is done (before the deadline).
@@ -232,17 +326,10 @@ impl Ends {
 
 async fn receive(
     endpoint: Endpoint,
-    pattern: Pattern,
-    bytes: Option<u64>,
-    delivered: Arc<AtomicU64>,
+    mut check: Check,
     deadline: Instant,
 ) -> anyhow::Result<Received> {
-    let mut out = Received {
-        verified: true,
-        completed_at: None,
-        packets: 0,
-        closed: None,
-    };
+    let mut out = Received::new();
     let Ok(Some(incoming)) = timeout_at(deadline.into(), endpoint.accept()).await else {
         return Ok(out);
     };
@@ -255,19 +342,11 @@ async fn receive(
         return Ok(out);
     };
     let mut stream = stream.context("accepting the stream")?;
-    let mut offset = 0u64;
     loop {
         match timeout_at(deadline.into(), stream.read_chunk(usize::MAX, true)).await {
             Err(_) => break,
             Ok(Ok(Some(chunk))) => {
-                if chunk.offset != offset || !pattern.check(offset, &chunk.bytes) {
-                    out.verified = false;
-                    break;
-                }
-                offset += chunk.bytes.len() as u64;
-                delivered.store(offset, Ordering::Relaxed);
-                if bytes == Some(offset) {
-                    out.completed_at = Some(Instant::now());
+                if check.at(chunk.offset, &chunk.bytes, &mut out) {
                     break;
                 }
             }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::ack_report::ReceiverLog;
 use crate::report::record::{FlowOutcome, Reading};
 
 /// What a flow of either kind (QUIC or kernel TCP) reports at its end.
@@ -13,4 +14,7 @@ pub struct FlowResult {
     pub min_rtt: Option<Duration>,
     /// The sender read every sample interval.
     pub readings: Vec<Reading>,
+    /// A foreign receiver's own account of its ACK frames (s2n-quic), to score the sender's
+    /// recovered ACK delays against once the run's records are in.
+    pub receiver_log: Option<ReceiverLog>,
 }

@@ -232,9 +232,11 @@ impl TcpFlow {
                 // The kernel's counters are per qdisc, not per flow.
                 queue: None,
                 receiver_closed: None,
+                receiver_acks: None,
             },
             min_rtt: sampled.min_rtt,
             readings: sampled.readings,
+            receiver_log: None,
         })
     }
 }

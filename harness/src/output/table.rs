@@ -122,15 +122,7 @@ pub fn run_footer(summary: &Summary) -> String {
     if let Some(d) = summary.drops {
         let _ = writeln!(s, "drops: {} queue, {} channel", d.queue, d.channel);
     }
-    for f in &summary.flows {
-        if let Some(why) = &f.receiver_closed {
-            let _ = writeln!(
-                s,
-                "flow {}: the receiver closed the connection: {why}",
-                f.flow
-            );
-        }
-    }
+    flow_notes(summary, &mut s);
     for l in &summary.links {
         let mut parts = Vec::new();
         if let Some(q) = l.queue_delay {
@@ -186,6 +178,37 @@ pub fn run_footer(summary: &Summary) -> String {
     s
 }
 
+/// A line for each flow whose receiver closed the connection, and for each whose receiver
+/// reported its own ACKs (s2n-quic): how often it acknowledged, and how well the sender
+/// recovered the ACK delay it encoded.
+fn flow_notes(summary: &Summary, s: &mut String) {
+    for f in &summary.flows {
+        if let Some(why) = &f.receiver_closed {
+            let _ = writeln!(
+                s,
+                "flow {}: the receiver closed the connection: {why}",
+                f.flow
+            );
+        }
+        if let Some(a) = f.receiver_acks {
+            let _ = writeln!(
+                s,
+                "flow {}: the receiver sent {} ACK frames for {} packets; recovered ACK delay \
+                 within 1 ms of the encoded one for {:.1} % of {} frames (error mean {:.0} us, \
+                 p95 {} us; {} unmatched)",
+                f.flow,
+                a.frames_sent,
+                a.packets_received,
+                100.0 * a.ack_delay_within_1ms,
+                a.frames_checked,
+                a.ack_delay_error_mean_us,
+                a.ack_delay_error_p95_us,
+                a.frames_unmatched
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +219,30 @@ mod tests {
         assert!(!run_footer(&summary).contains("flow control"));
         summary.flows[0].flow_control_limited = true;
         assert!(run_footer(&summary).contains("limited flow(s) 0"));
+    }
+
+    #[test]
+    fn footer_scores_a_receiver_that_reports_its_acks() {
+        let mut summary: Summary = serde_json::from_str(SUMMARY).unwrap();
+        assert!(!run_footer(&summary).contains("ACK frames"));
+        summary.flows[0].receiver_acks = Some(crate::report::ReceiverAcks {
+            packets_received: 1864,
+            frames_sent: 255,
+            frames_checked: 230,
+            frames_unmatched: 1,
+            ack_delay_within_1ms: 0.996,
+            ack_delay_error_mean_us: 86.0,
+            ..Default::default()
+        });
+        assert!(
+            run_footer(&summary).contains(
+                "flow 0: the receiver sent 255 ACK frames for 1864 packets; recovered ACK delay \
+                 within 1 ms of the encoded one for 99.6 % of 230 frames (error mean 86 us, p95 \
+                 0 us; 1 unmatched)"
+            ),
+            "{}",
+            run_footer(&summary)
+        );
     }
 
     const SUMMARY: &str = r#"{"scenario":"s","link":{"kind":"sim","engine":"e"},"duration_s":1.0,

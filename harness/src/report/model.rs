@@ -106,6 +106,32 @@ pub struct FlowSummary {
     /// controller, not a failed run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_closed: Option<String>,
+    /// For a receiver that reports its own ACKs (s2n-quic, in namespaces): the ACK delay it
+    /// encoded in each frame against the one the sender recovered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_acks: Option<ReceiverAcks>,
+}
+
+/// A foreign receiver's own report of its ACK frames, and the sender's recovered ACK delay
+/// scored against it, frame by frame: `delay_signals` for one flow on real clocks, where the
+/// truth is what the receiver says it encoded rather than a simulator's record. Errors are
+/// absolute, in microseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReceiverAcks {
+    /// Packets the receiver took in (every packet number space).
+    pub packets_received: u64,
+    /// ACK frames of the application packet number space the receiver sent.
+    pub frames_sent: u64,
+    /// The mean ACK delay the receiver encoded in those frames, in microseconds.
+    pub encoded_delay_mean_us: f64,
+    /// Recovered frames matched to one of the receiver's frames, and scored.
+    pub frames_checked: u64,
+    /// Recovered frames no receiver frame matched (not scored).
+    pub frames_unmatched: u64,
+    /// Fraction of checked frames whose recovered ACK delay is within 1 ms of the encoded one.
+    pub ack_delay_within_1ms: f64,
+    pub ack_delay_error_mean_us: f64,
+    pub ack_delay_error_p95_us: u64,
 }
 
 /// The queues' treatment of one flow's data packets: what a fair-queueing bottleneck is judged

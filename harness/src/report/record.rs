@@ -58,6 +58,8 @@ pub struct FlowOutcome {
     pub queue: Option<FlowQueue>,
     /// Why the receiver closed the connection before the flow ended, if it did.
     pub receiver_closed: Option<String>,
+    /// A receiver's own account of its ACKs, scored against the sender's recovery.
+    pub receiver_acks: Option<super::ReceiverAcks>,
 }
 
 impl FlowOutcome {
@@ -83,6 +85,7 @@ impl FlowOutcome {
             flow_control_limited: self.sender.flow_control_limited,
             queue: self.queue,
             receiver_closed: self.receiver_closed.clone(),
+            receiver_acks: self.receiver_acks,
         }
     }
 }

@@ -164,6 +164,11 @@ pub(crate) const FLOW: &[Key] = &[
         Integer,
         "ack-eliciting packets per ACK",
     ),
+    settable(
+        "receiver",
+        Text,
+        "the receiving stack, \"quinn\" (the default) or \"s2n-quic\" (namespaces only)",
+    ),
 ];
 
 /// A capacity trace in place of a link's rate.
@@ -370,13 +375,13 @@ mod tests {
              (link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, \
              loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, loss.start, loss.count, and the \
              same under reverse_loss; flow FIELD: controller, path, start, bytes, count, \
-             receive_window, max_ack_delay, ack_eliciting_threshold)"
+             receive_window, max_ack_delay, ack_eliciting_threshold, receiver)"
         );
     }
 
     #[test]
     fn text_fields_are_the_settable_text_keys() {
-        for field in ["name", "description", "controller", "model"] {
+        for field in ["name", "description", "controller", "model", "receiver"] {
             assert!(is_text(field), "{field}");
         }
         for field in ["duration", "path", "rate", "loss", "start", "trace"] {

@@ -13,6 +13,7 @@ mod model;
 mod overrides;
 mod parse;
 mod raw;
+mod receiver;
 mod setting;
 mod trace;
 
@@ -21,6 +22,7 @@ pub use error::ScenarioError;
 pub use model::*;
 pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
 pub use parse::{MAX_MTU, MIN_MTU};
+pub use receiver::Receiver;
 
 use std::path::Path;
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::controller::FlowController;
+use super::receiver::Receiver;
 pub use super::trace::CapacityTrace;
 use crate::units::{BitRate, Bytes};
 
@@ -246,4 +247,7 @@ pub struct Flow {
     /// acknowledges once the count *exceeds* the threshold, and quinn's default of 1 means every
     /// second packet. `None`: the receiver's own policy (quinn: every second packet).
     pub ack_every: Option<u32>,
+    /// The stack of the receiving endpoint (`receiver = "s2n-quic"`); quinn by default. The
+    /// sender is quinn with the flow's controller whichever it is.
+    pub receiver: Receiver,
 }

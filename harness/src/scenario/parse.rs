@@ -10,7 +10,7 @@ use super::keys::{self, Key, Variant};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
-    Policer, Reorder, Scenario,
+    Policer, Receiver, Reorder, Scenario,
 };
 use crate::units::{
     format_duration, parse_duration, BitRate, Bytes, UnitError, IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM,
@@ -783,7 +783,8 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
             MAX_ACK_EVERY,
         )
     })?;
-    Ok(Flow {
+    let receiver = t.optional("receiver", |e| receiver(&t, e, &controller))?;
+    let flow = Flow {
         controller,
         path,
         start,
@@ -792,7 +793,59 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         receive_window,
         max_ack_delay,
         ack_every: ack_every.map(|n| n as u32),
-    })
+        receiver: receiver.unwrap_or_default(),
+    };
+    if !flow.receiver.takes_ack_frequency() {
+        no_ack_frequency(&t, flow.receiver)?;
+    }
+    Ok(flow)
+}
+
+/// The flow's receiving stack: one of [`Receiver::ALL`], for a flow that QUIC carries (a kernel
+/// TCP flow's receiver is the kernel's).
+fn receiver(t: &Table<'_>, e: &Entry, controller: &FlowController) -> Result<Receiver, Diag> {
+    let names = Receiver::names();
+    let list = names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let name = t.non_empty_string(e, &format!("a receiver, {list}"))?;
+    let Some(receiver) = Receiver::parse(name) else {
+        let mut msg = format!("receiver = \"{name}\" is not a receiver; expected {list}");
+        if let Some(near) = closest(name, &names) {
+            msg.push_str(&format!(" (did you mean \"{near}\"?)"));
+        }
+        return Err(t.diag(e.value.at, msg));
+    };
+    if let (Some(tcp), Receiver::S2nQuic) = (controller.kernel_tcp(), receiver) {
+        return Err(t.diag(
+            e.value.at,
+            format!(
+                "receiver = \"{receiver}\" needs a QUIC flow, but {} is the kernel's TCP, whose \
+                 receiver is the kernel's; remove receiver or choose a QUIC controller",
+                tcp.id()
+            ),
+        ));
+    }
+    Ok(receiver)
+}
+
+/// A receiver that implements no ACK frequency extension cannot be asked how often to
+/// acknowledge: either key would silently do nothing.
+fn no_ack_frequency(t: &Table<'_>, receiver: Receiver) -> Result<(), Diag> {
+    for key in ["max_ack_delay", "ack_eliciting_threshold"] {
+        if let Some(e) = t.get(key) {
+            return Err(t.diag(
+                e.key_at,
+                format!(
+                    "{key} asks the receiver through QUIC's ACK frequency extension, which \
+                     {receiver} does not implement; remove {key}, or use receiver = \"quinn\""
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// When the flow starts: before the scenario ends, or it would never send.

@@ -111,6 +111,7 @@ fn parses_a_valid_scenario() {
             receive_window: None,
             max_ack_delay: None,
             ack_every: None,
+            receiver: Receiver::Quinn,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -210,7 +211,7 @@ fn a_receive_window_is_a_positive_size() {
     assert_eq!(
         err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
         "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold (did you mean \"receive_window\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver (did you mean \"receive_window\"?)"
     );
 }
 
@@ -382,7 +383,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -848,7 +849,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold"
+         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(
@@ -1217,4 +1218,56 @@ fn controllers_are_resolved_when_the_scenario_loads() {
         .flows
         .iter()
         .all(|f| f.controller.kernel_tcp().is_some()));
+}
+
+#[test]
+fn a_receiver_is_quinn_unless_named() {
+    let receiver = |v: &str| edit("count = 3", &format!("count = 3\nreceiver = {v}"));
+    let s = parse(&receiver("\"s2n-quic\"")).unwrap();
+    assert_eq!(s.flows[1].receiver, Receiver::S2nQuic);
+    assert_eq!(s.flows[0].receiver, Receiver::Quinn);
+    assert_eq!(
+        with(&["flow.*.receiver=s2n-quic"]).flows[0].receiver,
+        Receiver::S2nQuic
+    );
+    assert_eq!(
+        err(&receiver("\"s2n\"")),
+        "scenarios/x.toml:28:12: flow 1: receiver = \"s2n\" is not a receiver; expected \"quinn\" \
+         or \"s2n-quic\""
+    );
+    let typo = err(&receiver("\"s2n-quik\""));
+    assert!(typo.ends_with("(did you mean \"s2n-quic\"?)"), "{typo}");
+    let number = err(&receiver("2"));
+    assert!(
+        number.contains("receiver = 2 is an integer; expected a receiver"),
+        "{number}"
+    );
+}
+
+#[test]
+fn s2n_quic_receives_quic_flows_that_ask_for_no_ack_frequency() {
+    let tcp = err(&edit(
+        "controller = \"reno\"",
+        "controller = \"tcp-cubic\"\nreceiver = \"s2n-quic\"",
+    ));
+    assert!(
+        tcp.starts_with(
+            "scenarios/x.toml:24:12: flow 1: receiver = \"s2n-quic\" needs a QUIC flow"
+        ) && tcp.contains("tcp-cubic is the kernel's TCP"),
+        "{tcp}"
+    );
+    for key in ["max_ack_delay = \"1ms\"", "ack_eliciting_threshold = 10"] {
+        let e = err(&edit(
+            "count = 3",
+            &format!("count = 3\nreceiver = \"s2n-quic\"\n{key}"),
+        ));
+        let name = key.split(' ').next().unwrap();
+        assert!(
+            e.starts_with(&format!(
+                "scenarios/x.toml:29:1: flow 1: {name} asks the receiver"
+            )) && e.contains("s2n-quic does not implement")
+                && e.contains("use receiver = \"quinn\""),
+            "{e}"
+        );
+    }
 }

@@ -123,6 +123,7 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
                 flow_control_limited: false,
                 queue: None,
                 receiver_closed: None,
+                receiver_acks: None,
             })
             .collect(),
         links: vec![],

@@ -49,7 +49,7 @@ use crate::report::{
     FlowQueue, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
     VerdictAccuracy,
 };
-use crate::scenario::Scenario;
+use crate::scenario::{Receiver, Scenario};
 use crate::transport::{FlowQlog, FlowTransport, Qlog, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
 use flow::{FlowSetup, FlowState};
@@ -158,12 +158,28 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
                 "flow {i}: path names link {l}, which does not exist"
             ));
         }
+        if f.receiver != Receiver::Quinn {
+            return bad(foreign_receiver(scenario, i, f.receiver));
+        }
     }
     let total: u64 = scenario.flows.iter().map(|f| f.count as u64).sum();
     if total > 65_536 {
         return bad(format!("{total} flows; at most 65536"));
     }
     Ok(())
+}
+
+/// Why the simulator cannot host flow `index`'s `receiver`: it drives quinn-proto endpoints
+/// sans-IO, and no other stack runs on its virtual clock.
+fn foreign_receiver(scenario: &Scenario, index: usize, receiver: Receiver) -> String {
+    let file = scenario
+        .source
+        .as_ref()
+        .map_or(String::new(), |p| format!("{}: ", p.display()));
+    format!(
+        "{file}flow {index}: receiver = \"{receiver}\" runs in network namespaces only \
+         (--link netns, as root); the simulator hosts quinn receivers alone"
+    )
 }
 
 impl Sim {
@@ -371,6 +387,7 @@ impl Sim {
                 .map(|c| SenderCounts::of_quinn(&c.stats()))
                 .unwrap_or_default(),
             receiver_closed: f.receiver_closed.clone(),
+            receiver_acks: None,
             queue: Some(FlowQueue {
                 drops: self.net.truth.queue_drops_of(f.index),
                 delay: self.net.flow_queue_delay(f.index),

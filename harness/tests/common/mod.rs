@@ -25,6 +25,7 @@ fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary 
         flow_control_limited: false,
         queue: None,
         receiver_closed: None,
+        receiver_acks: None,
     }
 }
 

@@ -33,6 +33,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         receive_window: None,
         max_ack_delay: None,
         ack_every: None,
+        receiver: Default::default(),
     }
 }
 
