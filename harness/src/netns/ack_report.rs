@@ -121,6 +121,13 @@ fn summary(log: &ReceiverLog, mut errors: Vec<u64>, unmatched: u64) -> ReceiverA
     }
 }
 
+/// A receiver that keeps its own account of the ACK frames it sent (s2n-quic's event
+/// subscriber), read once the flow is over.
+pub(super) trait ReportsAcks: Send {
+    /// Everything recorded so far, on the sender's clock.
+    fn report(&self) -> ReceiverLog;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

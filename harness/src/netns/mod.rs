@@ -32,6 +32,7 @@ mod links;
 pub mod names;
 pub mod plan;
 mod quic;
+mod received;
 mod result;
 mod s2n;
 pub mod sys;

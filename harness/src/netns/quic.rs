@@ -17,8 +17,9 @@ use tokio::task::JoinHandle;
 use tokio::time::timeout_at;
 use tracing::Instrument;
 
+use super::received::{Check, Received};
 use super::result::FlowResult;
-use super::s2n::{self, AckLog, S2nEnd};
+use super::s2n::{self, S2nEnd};
 use crate::payload::Pattern;
 use crate::report::record::{FlowOutcome, Reading, SenderCounts, SAMPLE_INTERVAL};
 use crate::tls;
@@ -45,65 +46,6 @@ pub enum ReceiverEnd {
         config: quinn::ServerConfig,
     },
     S2n(S2nEnd),
-}
-
-/// What the receiving endpoint found, of either stack.
-pub(super) struct Received {
-    pub verified: bool,
-    pub completed_at: Option<Instant>,
-    pub packets: u64,
-    /// Why the receiver's own endpoint closed the connection, if it did.
-    pub closed: Option<String>,
-    /// The record of a receiver that reports its own ACKs (s2n-quic).
-    pub acks: Option<AckLog>,
-    /// An endpoint that closes its connection when dropped (s2n-quic's server and connection),
-    /// held until the sender has stopped.
-    pub endpoint: Option<Box<dyn Send>>,
-}
-
-impl Received {
-    pub fn new() -> Self {
-        Self {
-            verified: true,
-            completed_at: None,
-            packets: 0,
-            closed: None,
-            acks: None,
-            endpoint: None,
-        }
-    }
-}
-
-/// The receiver's check of the stream, chunk by chunk, in order: every byte against the flow's
-/// pattern, the count for the sampler, and the flow's completion.
-pub(super) struct Check {
-    pattern: Pattern,
-    bytes: Option<u64>,
-    delivered: Arc<AtomicU64>,
-    offset: u64,
-}
-
-impl Check {
-    /// Checks the next `chunk` of the stream; true when reading should stop (the bytes are
-    /// wrong, or all in).
-    pub fn next(&mut self, chunk: &[u8], out: &mut Received) -> bool {
-        self.at(self.offset, chunk, out)
-    }
-
-    /// Checks `chunk`, which the stream placed at `offset`.
-    fn at(&mut self, offset: u64, chunk: &[u8], out: &mut Received) -> bool {
-        if offset != self.offset || !self.pattern.check(offset, chunk) {
-            out.verified = false;
-            return true;
-        }
-        self.offset += chunk.len() as u64;
-        self.delivered.store(self.offset, Ordering::Relaxed);
-        if self.bytes == Some(self.offset) {
-            out.completed_at = Some(Instant::now());
-            return true;
-        }
-        false
-    }
 }
 
 /// The flow's two endpoints and what its tasks share while it runs.
@@ -244,12 +186,7 @@ impl Ends {
 
     /// The receiver's check of this flow's bytes.
     fn check(&self) -> Check {
-        Check {
-            pattern: self.pattern,
-            bytes: self.bytes,
-            delivered: self.delivered.clone(),
-            offset: 0,
-        }
+        Check::new(self.pattern, self.bytes, self.delivered.clone())
     }
 
     /// The sender's connection, once its handshake is done (before the deadline).

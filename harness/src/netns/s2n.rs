@@ -29,8 +29,8 @@ use s2n_quic::provider::event::{events, Subscriber};
 use s2n_quic::Server;
 use tokio::time::timeout_at;
 
-use super::ack_report::{ReceiverLog, SentAck};
-use super::quic::{Check, Received};
+use super::ack_report::{ReceiverLog, ReportsAcks, SentAck};
+use super::received::{Check, Received};
 use crate::tls::{ForeignIdentity, ALPN};
 
 /// s2n-quic's ACK delay exponent in the application packet number space.
@@ -90,9 +90,10 @@ impl AckLog {
     pub fn datagrams(&self) -> u64 {
         self.0.lock().map_or(0, |raw| raw.datagrams)
     }
+}
 
-    /// Everything recorded so far, on the sender's clock.
-    pub fn report(&self) -> ReceiverLog {
+impl ReportsAcks for AckLog {
+    fn report(&self) -> ReceiverLog {
         let raw = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let Some(epoch) = raw.epoch else {
             return ReceiverLog::default();
@@ -215,7 +216,7 @@ pub async fn receive(end: S2nEnd, mut check: Check, deadline: Instant) -> anyhow
     let log = AckLog::default();
     let mut server = start(end, log.clone())?;
     let mut out = Received::new();
-    out.acks = Some(log.clone());
+    out.acks = Some(Box::new(log.clone()));
     let Ok(Some(mut conn)) = timeout_at(deadline.into(), server.accept()).await else {
         out.endpoint = Some(Box::new(server));
         return Ok(out);
