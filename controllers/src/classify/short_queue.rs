@@ -386,7 +386,7 @@ impl PathModel {
 
     /// The queue a packet sent at `sent` met: the smallest of the queues met by the newest
     /// packets of the frames sent nearest before it and after it (three each with a quinn
-    /// receiver, fewer with one that decimates ACKs: [`Self::neighbours`]). Those were
+    /// receiver, fewer with one that decimates ACKs: `neighbours`). Those were
     /// acknowledged by the time quinn declares the loss; the smallest passes over jitter and ACK
     /// delay, and a full or AQM-controlled queue stands high for all of them. On a noisy path,
     /// also every frame sent up to a quarter of the minimum RTT before it: jitter that keeps
