@@ -47,7 +47,16 @@ fn two_flows_congesting_a_bottleneck() {
 
 #[test]
 fn a_trace_behind_codel_with_loss() {
-    same_both_ways(&load("lte-tmobile-codel", &["duration=3s"]));
+    // The scenario reads a recorded trace kept beside the repository, not in it.
+    let path = scenarios_dir().join("lte-tmobile-codel.toml");
+    let s = match Scenario::from_file(&path, &["duration=3s".parse().expect("override")]) {
+        Err(e) if e.to_string().contains("cannot read trace file") => {
+            eprintln!("SKIPPED: the recorded LTE traces are absent ({e})");
+            return;
+        }
+        s => s.expect("scenario"),
+    };
+    same_both_ways(&s);
 }
 
 #[test]
