@@ -22,13 +22,15 @@ have no ground truth.
 """
 
 import argparse
-import importlib.util
 import json
 import math
-import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from readme_eval import replace_between  # noqa: E402
+from results_tables import Est  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "discern"
@@ -81,14 +83,6 @@ RECEIVERS = [
 ]
 
 
-def _load_readme_eval():
-    spec = importlib.util.spec_from_file_location(
-        "readme_eval", Path(__file__).resolve().parent / "readme_eval.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def sweep(scenario, link, flow_keys, runs, out):
     """Runs every controller as flow 0 over `runs` seeds; returns each run's summary by
     controller."""
@@ -107,24 +101,9 @@ def sweep(scenario, link, flow_keys, runs, out):
     return by_controller
 
 
-def mean_ci(values):
-    """Mean and the half-width of its 95 % interval (Student's t)."""
-    values = [v for v in values if v is not None and not math.isnan(v)]
-    if not values:
-        return None
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, 0.0
-    t = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776, 6: 2.571, 7: 2.447, 8: 2.365, 9: 2.306,
-         10: 2.262}.get(len(values), 2.0)
-    return mean, t * statistics.stdev(values) / math.sqrt(len(values))
-
-
-def fmt(est, digits=2):
-    if est is None:
-        return "-"
-    mean, half = est
-    return f"{mean:.{digits}f} ± {half:.{digits}f}"
+def estimate(values, digits=2):
+    """`mean ± half-width of its 95 % interval` of the values that exist, or `-`."""
+    return Est(v for v in values if v is not None and not math.isnan(v)).fmt(digits)
 
 
 def called(run, verdict):
@@ -144,8 +123,8 @@ def called(run, verdict):
 
 def ack_delay(runs, figure):
     block, key = figure
-    return mean_ci([r["flows"][0].get(block, {}).get(key) if block == "receiver_acks"
-                    else r.get(block, {}).get(key) for r in runs])
+    return estimate([r["flows"][0].get(block, {}).get(key) if block == "receiver_acks"
+                     else r.get(block, {}).get(key) for r in runs], 3)
 
 
 def table(receiver, tolerance, random_runs, congestion_runs, figure):
@@ -157,12 +136,12 @@ def table(receiver, tolerance, random_runs, congestion_runs, figure):
     ]
     for c in CONTROLLERS:
         rnd, cong = random_runs[c], congestion_runs[c]
-        mbit = lambda runs, flow: mean_ci([r["flows"][flow]["goodput_bps"] / 1e6 for r in runs])
+        mbit = lambda runs, flow: estimate([r["flows"][flow]["goodput_bps"] / 1e6 for r in runs])
         lines.append(
-            f"| {c} | {fmt(mbit(rnd, 0))} | {fmt(mean_ci([called(r, 'random') for r in rnd]))} | "
-            f"{fmt(mbit(cong, 0))} | {fmt(mbit(cong, 1))} | "
-            f"{fmt(mean_ci([called(r, 'congestion') for r in cong]))} | "
-            f"{fmt(ack_delay(rnd, figure), 3)} / {fmt(ack_delay(cong, figure), 3)} |")
+            f"| {c} | {mbit(rnd, 0)} | {estimate([called(r, 'random') for r in rnd])} | "
+            f"{mbit(cong, 0)} | {mbit(cong, 1)} | "
+            f"{estimate([called(r, 'congestion') for r in cong])} | "
+            f"{ack_delay(rnd, figure)} / {ack_delay(cong, figure)} |")
     n = len(random_runs[CONTROLLERS[0]])
     return f"**{receiver}** ({n} seeds)\n\n" + "\n".join(lines)
 
@@ -197,7 +176,7 @@ def main():
     if args.print:
         print(text)
         return
-    _load_readme_eval().replace_between(ROOT / "docs" / "RESULTS.md", "receivers", text)
+    replace_between(ROOT / "docs" / "RESULTS.md", "receivers", text)
     print("docs/RESULTS.md: receivers updated")
 
 
