@@ -165,8 +165,7 @@ fn overrule_beyond_a_channel(
     event: &CongestionEvent,
     losses_in_window: u64,
 ) -> Classification {
-    let half_window = (event.window_packets / 2).max(HALF_WINDOW_MIN_LOSSES);
-    let reason = if losses_in_window > half_window {
+    let reason = if half_window_lost(event, losses_in_window) {
         "half the window lost"
     } else if losses_in_window > RECEIVER_GAP_BUDGET {
         "more losses in one window than a receiver holds gaps for"
@@ -183,9 +182,12 @@ fn overrule_beyond_a_channel(
     }
 }
 
-/// The fewest losses in one window that [`overrule_beyond_a_channel`] reads as more than a
-/// channel's: a small window loses half of itself to a burst of a lossy channel's.
-const HALF_WINDOW_MIN_LOSSES: u64 = 4;
+/// Whether more than half the window was lost in one window, and more than four packets (a
+/// small window loses half of itself to a burst of a lossy channel's): no random channel does
+/// that.
+pub(crate) fn half_window_lost(event: &CongestionEvent, losses_in_window: u64) -> bool {
+    losses_in_window > (event.window_packets / 2).max(4)
+}
 
 /// Losses in one window past which a sender must slow down for its receiver's sake, a quarter
 /// of quinn's limit: a quinn receiver holds at most 1024 separate spans of a stream and closes

@@ -1,7 +1,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Classification, Classifier, LossByQueue, DEFAULT_GRANULARITY};
+use super::{half_window_lost, Classification, Classifier, LossByQueue, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 
 /// Acknowledged packets remembered for looking up the queue a lost packet met.
@@ -191,7 +191,7 @@ impl Classifier for QueueFull {
         let confirmed = self.congestion_seen
             || queueing >= event.rtt.min / 2
             || losses_in_window > (event.window_packets / 8).max(4);
-        let (verdict, reason) = if losses_in_window > (event.window_packets / 2).max(4) {
+        let (verdict, reason) = if half_window_lost(event, losses_in_window) {
             (Verdict::Congestion, "half the window lost")
         } else if self.marks_ce {
             (Verdict::Random, "ECN path: congestion shows as CE marks")

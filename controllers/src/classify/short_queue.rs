@@ -1,7 +1,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::{Classification, Classifier};
+use super::{half_window_lost, Classification, Classifier};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 
 /// ACK frames remembered for looking up the queue a lost packet met.
@@ -470,7 +470,7 @@ impl ShortQueue {
         losses_in_window: u64,
         queue: Duration,
     ) -> (LossCause, &'static str) {
-        if losses_in_window > (event.window_packets / 2).max(4) {
+        if half_window_lost(event, losses_in_window) {
             return (LossCause::Queue, "half the window lost");
         }
         if self.marks_ce {
