@@ -14,7 +14,10 @@
 //!   keeps `t` queued, shrinks the queue the flow built, and regrows within a few rounds after a
 //!   loss response, where Reno's one MSS per round trip would take seconds on a long path.
 //! * **Shared queue**: a queue that stays above two targets for four rounds without the update
-//!   bringing it down by a quarter is not the flow's own: a loss-based flow is filling the
+//!   bringing it down by a quarter from its highest in those rounds is not the flow's own (the
+//!   highest, not the first: slow start's last doubling reaches the queue a round or two after
+//!   the window has begun to shrink, and on a gigabit path the first long round read 3 ms and the
+//!   peak 32 ms): a loss-based flow is filling the
 //!   buffer, and yielding further would starve this one (Vegas and FAST against Reno). The flow
 //!   then grows as NewReno does until the queue stays below the target for four rounds (Copa's
 //!   competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with the switch read from
@@ -41,15 +44,21 @@
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
-//! the queue its own, it takes out the queue the lost packet met, `cwnd *= min RTT / (min RTT +
-//! queue)`, never below half, which drains the queue and keeps the pipe full. A loss share beyond
+//! the queue its own, it takes out the queue the lost packet met from the window the packet was
+//! sent under, which built that queue: `cwnd = W(sent) * min RTT / (min RTT + queue)`, never
+//! below half of the window and never above it, which drains the queue and keeps the pipe full.
+//! Taken from the window of the moment, the queue would come out twice wherever FAST's update
+//! had already shrunk the window since (after a gigabit slow start, the window fell to 0.65 of
+//! the pipe); for the same reason, a round that ends in recovery does not shrink the window
+//! again, since the queue it read predates the cut. A loss share beyond
 //! a channel's with no queue is a rate limit (a policer), remembered for 16 rounds, during which
 //! every loss with the queue short is its: each halves the window once per window, as NewReno
 //! answers a queue, since a policer is a limit the flow shares like one. Other losses are random
 //! and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent congestion
 //! restarts slow start.
 
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{Discriminator, LossCause, PathModel, ShortQueue};
@@ -59,8 +68,8 @@ use crate::window::Window;
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
 /// as another flow's.
 const ROUNDS_BEFORE_SHARED: u32 = 4;
-/// The fraction of the standing queue those rounds must remove for the queue to count as the
-/// flow's own.
+/// The fraction of the highest standing queue of those rounds they must remove for the queue to
+/// count as the flow's own.
 const SHRINK_EFFECT: f64 = 0.25;
 /// The window's growth per round while it refills a pipe the path has carried.
 const REFILL_GROWTH: f64 = 1.25;
@@ -72,6 +81,9 @@ const SHARED_EXIT_ROUNDS: u32 = 4;
 const PROBE_GAIN: f64 = 1.25;
 const PROBE_HOLD: u32 = 4;
 const PROBE_INTERVAL: u32 = 8;
+/// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
+/// sending, and the window moves at most a few times a round.
+const SENT_WINDOWS_KEPT: usize = 32;
 
 /// Whose queue the flow sees at the bottleneck.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,12 +109,42 @@ impl QueueOwner {
     };
 }
 
+/// The windows the flow has had lately, each from when it took effect: the queue a lost packet
+/// met was built by the window it was sent under, which a loss response reads here rather than
+/// in the window of the moment (a round-end update may have taken part of that queue out since).
+#[derive(Debug, Clone, Default)]
+struct SentWindows {
+    since: VecDeque<(Instant, u64)>,
+}
+
+impl SentWindows {
+    fn note(&mut self, at: Instant, cwnd: u64) {
+        if self.since.back().is_some_and(|&(_, last)| last == cwnd) {
+            return;
+        }
+        if self.since.len() == SENT_WINDOWS_KEPT {
+            self.since.pop_front();
+        }
+        self.since.push_back((at, cwnd));
+    }
+
+    /// The window in force at `sent`, if it is still kept.
+    fn at(&self, sent: Instant) -> Option<u64> {
+        self.since
+            .iter()
+            .rev()
+            .find(|&&(from, _)| from <= sent)
+            .map(|&(_, cwnd)| cwnd)
+    }
+}
+
 /// The state machine of [`crate::Discern`]'s default.
 #[derive(Debug, Clone)]
 pub struct ShortQueueAlgorithm {
     window: Window,
     discriminator: Discriminator<ShortQueue>,
     owner: QueueOwner,
+    sent_windows: SentWindows,
     rounds_seen: u64,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
     probe_hold: u32,
@@ -119,6 +161,7 @@ impl ShortQueueAlgorithm {
             window,
             discriminator: Discriminator::new(ShortQueue::default()),
             owner: QueueOwner::OWN,
+            sent_windows: SentWindows::default(),
             rounds_seen: 0,
             probe_hold: 0,
             since_probe: 0,
@@ -163,6 +206,12 @@ impl ShortQueueAlgorithm {
         path.min_rtt()
             .saturating_add(path.noise_floor())
             .as_secs_f64()
+    }
+
+    /// The window the path has carried without a queue, bytes: the peak delivery rate times
+    /// the minimum RTT.
+    fn peak_pipe(&self) -> f64 {
+        self.path().peak_rate() * self.path().min_rtt().as_secs_f64()
     }
 
     /// On a noisy path, the jitter ([`PathModel::jitter`]): the standing queue moves by that
@@ -221,7 +270,7 @@ impl ShortQueueAlgorithm {
                 let before = if long_rounds == 0 {
                     queue
                 } else {
-                    queue_before
+                    queue_before.max(queue)
                 };
                 let shrunk = queue.as_secs_f64() <= (1.0 - SHRINK_EFFECT) * before.as_secs_f64();
                 if long_rounds + 1 >= ROUNDS_BEFORE_SHARED && !shrunk {
@@ -252,7 +301,7 @@ impl ShortQueueAlgorithm {
         // Where a rate limit has been found, the window probes above it by a target a round at
         // most, however empty the queue (the policer has none).
         let limit = self.classifier().rate_limit().map(|l| l as f64);
-        let peak_pipe = self.path().peak_rate() * min_rtt;
+        let peak_pipe = self.peak_pipe();
         if queue < target && cwnd < peak_pipe {
             // Below a window the path has carried without a queue: FAST would add only alpha a
             // round, which takes seconds to refill a long pipe after a loss response. Go back
@@ -261,6 +310,10 @@ impl ShortQueueAlgorithm {
         }
         if let Some(limit) = limit {
             next = next.min(limit.max(cwnd));
+        }
+        if self.window.state() == State::Recovery {
+            // The loss response took out the queue this round read: it predates the cut.
+            next = next.max(cwnd);
         }
         self.window.resize(next as u64);
     }
@@ -280,8 +333,9 @@ impl ShortQueueAlgorithm {
                 let base_rtt = self.base_rtt();
                 let met = self.classifier().last_queue_met();
                 let queue = met.saturating_sub(self.path().noise_floor()).as_secs_f64();
+                let built_it = self.sent_windows.at(event.sent).unwrap_or(cwnd);
                 let drained = if base_rtt > 0.0 {
-                    (cwnd as f64 * base_rtt / (base_rtt + queue)) as u64
+                    (built_it as f64 * base_rtt / (base_rtt + queue)) as u64
                 } else {
                     cwnd
                 };
@@ -314,6 +368,7 @@ impl Algorithm for ShortQueueAlgorithm {
         if rounds != self.rounds_seen {
             self.rounds_seen = rounds;
             self.on_round_end();
+            self.sent_windows.note(batch.now, self.window.cwnd());
         } else if self.window.state() == State::SlowStart
             && matches!(self.owner, QueueOwner::Own { .. })
             && self
@@ -337,6 +392,9 @@ impl Algorithm for ShortQueueAlgorithm {
         } else {
             false
         };
+        if reduced {
+            self.sent_windows.note(event.now, self.window.cwnd());
+        }
         Decision {
             verdict,
             reduced,

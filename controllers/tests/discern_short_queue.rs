@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Path, MSS, RTT};
-use quinn_discern::event::{Ack, AckBatch, CongestionEvent, RttSample, Verdict};
+use quinn_discern::event::{Ack, AckBatch, CongestionEvent, RttSample, State, Verdict};
 use quinn_discern::{Algorithm, DiscernAlgorithm, DiscernConfig, QueueOwner, ShortQueueAlgorithm};
 
 const MS: Duration = Duration::from_millis(1);
@@ -208,4 +208,81 @@ fn the_earlier_design_s_knobs_need_queue_full() {
     assert_eq!(config.full_queue_knob_changed(), None);
     config.aqm(true);
     assert_eq!(config.full_queue_knob_changed(), Some("aqm"));
+}
+
+#[test]
+fn a_queue_that_peaks_after_slow_start_and_then_falls_is_the_flow_s_own() {
+    let mut path = settled();
+    // The last doubling of slow start shows in the queue a round or two after the window has
+    // begun to shrink: the standing queue reads 3 ms, 15 ms, then peaks near 30 ms, then falls to
+    // about 21 ms, by more than a quarter of the peak though not of the first long round's. It
+    // answers the flow's shrinking: its own queue. (Each step is one of the algorithm's rounds.)
+    for queueing in [6, 25, 35, 5, 5] {
+        queue_for(&mut path, queueing * MS, 2);
+        assert!(
+            matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
+            "at {queueing} ms: {:?}",
+            path.algorithm.owner()
+        );
+    }
+}
+
+/// A frame that acknowledges `packets` packets sent at `sent` (before the last loss response),
+/// reading `latest`.
+fn ack_sent_at(
+    path: &mut Path<ShortQueueAlgorithm>,
+    sent: Duration,
+    packets: u64,
+    latest: Duration,
+) {
+    let now = path.at(path.clock);
+    let rtt = path.rtt.with_latest(latest);
+    let sent = path.at(sent);
+    for _ in 0..packets {
+        path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
+    }
+    let batch = AckBatch::new(now, rtt, MSS * packets, packets, 0, false, Some(rtt));
+    path.algorithm.on_ack_batch(&batch);
+}
+
+#[test]
+fn a_round_that_ends_in_recovery_does_not_take_out_the_queue_a_second_time() {
+    let mut path = settled();
+    queue_for(&mut path, 25 * MS, 1);
+    let before_loss = path.clock;
+    assert!(path.lose(1).reduced);
+    let cut = path.cwnd();
+    // The rest of the flight sent before the cut arrives, still queued 25 ms behind the window
+    // that built the queue, and ends a round: the loss response already took that queue out.
+    for _ in 0..4 {
+        path.clock += RTT / 2;
+        ack_sent_at(&mut path, before_loss, 40, RTT + 25 * MS);
+    }
+    assert_eq!(path.window().state(), State::Recovery);
+    assert!(path.cwnd() >= cut, "{cut} then {}", path.cwnd());
+}
+
+#[test]
+fn a_loss_takes_out_the_queue_it_met_from_the_window_it_was_sent_under() {
+    let mut path = settled();
+    let built_it = path.cwnd() as f64;
+    let sent = path.clock;
+    // The queue shows a round later; FAST's update has shrunk the window since the packet left.
+    queue_for(&mut path, 25 * MS, 2);
+    let shrunk = path.cwnd() as f64;
+    assert!(shrunk < 0.97 * built_it, "{built_it} then {shrunk}");
+    path.clock += MS;
+    let now = path.at(path.clock);
+    let rtt = path.rtt.with_latest(RTT + 25 * MS);
+    let event = CongestionEvent::loss(now, path.at(sent + MS), 1, MSS, rtt);
+    let decision = path.algorithm.on_congestion(&event);
+    assert!(decision.reduced, "{}", decision.evidence.reason);
+    // The window that built the 25 ms queue, without it: 100 / 125 of it. Taken from the window
+    // of the moment, the queue would come out twice.
+    let expected = (0.8 * built_it).min(shrunk);
+    let after = path.cwnd() as f64;
+    assert!(
+        (after - expected).abs() < 0.02 * built_it,
+        "{after} against {expected}"
+    );
 }
