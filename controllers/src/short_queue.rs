@@ -44,9 +44,9 @@
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
-//! the queue its own, it takes out the queue the lost packet met, `cwnd = W * min RTT / (min RTT
-//! + queue)`, never below half of the window and never above it, which drains the queue and keeps
-//! the pipe full. `W` is the larger of the window of the moment and the one the lost packet was
+//! the queue its own, it takes out the queue the lost packet met,
+//! `cwnd = W * min RTT / (min RTT + queue)`, never below half of the window and never above it,
+//! which drains the queue and keeps the pipe full. `W` is the larger of the window of the moment and the one the lost packet was
 //! sent under, which built that queue: where FAST's update has shrunk the window since, the queue
 //! would otherwise come out twice (after a gigabit slow start, the window fell to 0.65 of the
 //! pipe). For the same reason, a round that ends in recovery does not shrink the window again,
