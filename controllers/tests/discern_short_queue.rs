@@ -286,3 +286,30 @@ fn a_loss_takes_out_the_queue_it_met_from_the_window_it_was_sent_under() {
         "{after} against {expected}"
     );
 }
+
+/// Slow start from the first window for four rounds, then one round at `queueing`: the window
+/// before that round and after it.
+fn slow_start_ending_on(queueing: Duration) -> (u64, u64) {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(4);
+    let before = path.cwnd();
+    queue_for(&mut path, queueing, 1);
+    assert!(path.window().ssthresh() < u64::MAX, "slow start is over");
+    (before, path.cwnd())
+}
+
+#[test]
+fn slow_start_that_ends_on_a_queue_of_many_packets_halves_the_window_that_built_it() {
+    // 60 ms at the peak rate the path model has seen (some 500 packets a second): 30 packets.
+    let (before, after) = slow_start_ending_on(60 * MS);
+    assert!(after < before * 6 / 10, "{before} then {after}");
+    assert!(after > before * 4 / 10, "{before} then {after}");
+}
+
+#[test]
+fn slow_start_that_ends_on_a_burst_s_queue_keeps_the_window() {
+    // 8 ms, above the exit threshold, at the same rate: four packets, which a burst queues
+    // before the pipe is full.
+    let (before, after) = slow_start_ending_on(8 * MS);
+    assert!(after >= before, "{before} then {after}");
+}
