@@ -313,3 +313,44 @@ fn slow_start_that_ends_on_a_burst_s_queue_keeps_the_window() {
     let (before, after) = slow_start_ending_on(8 * MS);
     assert!(after >= before, "{before} then {after}");
 }
+
+/// A round behind a receiver that acknowledges every tenth packet: one frame per ten packets,
+/// the newest of each ten read `burst` later than the first (it waited behind the others), on
+/// alternate frames, on top of `queueing`.
+fn decimated_round(path: &mut Path<ShortQueueAlgorithm>, queueing: Duration, burst: Duration) {
+    let cwnd = path.cwnd();
+    let sent = path.at(path.clock);
+    path.clock += RTT + queueing;
+    let now = path.at(path.clock);
+    let packets = (cwnd / MSS).max(10);
+    for packet in 0..packets {
+        let late = if (packet / 10) % 2 == 0 {
+            burst
+        } else {
+            Duration::ZERO
+        };
+        let rtt = RttSample::flat(RTT).with_latest(RTT + queueing + late);
+        path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
+        if packet % 10 == 9 || packet + 1 == packets {
+            let acked = packet % 10 + 1;
+            let in_flight = (packets - packet - 1) * MSS;
+            let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, Some(rtt));
+            path.algorithm.on_ack_batch(&batch);
+        }
+    }
+}
+
+#[test]
+fn behind_a_decimating_receiver_the_guard_counts_its_bursts_once() {
+    let mut path = settled();
+    for _ in 0..20 {
+        decimated_round(&mut path, Duration::ZERO, 9 * MS);
+    }
+    let model = path.algorithm.classifier().path();
+    let (burst, jitter, guard) = (model.burst(), model.jitter(), model.guard());
+    assert!(burst > 2 * MS && jitter > 2 * MS, "{burst:?} {jitter:?}");
+    // The bursts are what the jitter measures here: the guard holds the larger of the two, not
+    // their sum, which would leave a full queue's drops below it.
+    assert!(guard >= jitter.max(2 * burst), "{guard:?}");
+    assert!(guard < jitter + 2 * burst, "{guard:?} {jitter:?} {burst:?}");
+}
