@@ -354,3 +354,24 @@ fn behind_a_decimating_receiver_the_guard_counts_its_bursts_once() {
     assert!(guard >= jitter.max(2 * burst), "{guard:?}");
     assert!(guard < jitter + 2 * burst, "{guard:?} {jitter:?} {burst:?}");
 }
+
+#[test]
+fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
+    // A smaller window than `settled`'s, so that a packet time is over a millisecond.
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(3);
+    queue_for(&mut path, 10 * MS, 1);
+    queue_for(&mut path, Duration::ZERO, 4);
+    // CoDel drops packets that waited more than 5 ms. Three of this path's targets would be more
+    // than that; the guard stays below it, so the drop's 6 ms read as congestion.
+    let target = path.algorithm.classifier().path().target();
+    assert!(3 * target > 6 * MS, "{target:?}");
+    queue_for(&mut path, 6 * MS, 1);
+    let decision = path.lose(1);
+    assert_eq!(
+        decision.verdict,
+        Verdict::Congestion,
+        "{}",
+        decision.evidence.reason
+    );
+}
