@@ -223,7 +223,7 @@ impl PathModel {
     }
 
     /// The queue above which a loss is congestion: three base targets (the flow keeps one and
-    /// sheds above two), but no more than the larger of two targets and [`AQM_GUARD`], plus the
+    /// sheds above two), but no more than the larger of two targets and 4 ms (`AQM_GUARD`), plus the
     /// larger of the jitter and twice the receiver's burst (the target holds about half of the
     /// burst in the standing queue, a lost packet's neighbours may meet all of it), plus the
     /// noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their targets,
