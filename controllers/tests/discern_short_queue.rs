@@ -5,10 +5,10 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{Path, MSS, RTT};
-use quinn_discern::event::{Ack, AckBatch, CongestionEvent, RttSample, State, Verdict};
+use quinn_discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample, State, Verdict};
 use quinn_discern::{Algorithm, DiscernAlgorithm, DiscernConfig, QueueOwner, ShortQueueAlgorithm};
 
 const MS: Duration = Duration::from_millis(1);
@@ -38,6 +38,11 @@ fn queue_for(path: &mut Path<ShortQueueAlgorithm>, queueing: Duration, rounds: u
     path.rounds(rounds);
 }
 
+/// `decision`'s verdict is `verdict`; the message says why it was not.
+fn expect_verdict(decision: &Decision, verdict: Verdict) {
+    assert_eq!(decision.verdict, verdict, "{}", decision.evidence.reason);
+}
+
 #[test]
 fn a_loss_with_the_queue_short_keeps_the_window() {
     let mut path = settled();
@@ -45,12 +50,7 @@ fn a_loss_with_the_queue_short_keeps_the_window() {
     for _ in 0..3 {
         let before = path.cwnd();
         let decision = path.lose(1);
-        assert_eq!(
-            decision.verdict,
-            Verdict::Random,
-            "{}",
-            decision.evidence.reason
-        );
+        expect_verdict(&decision, Verdict::Random);
         assert!(!decision.reduced);
         assert_eq!(path.cwnd(), before);
         path.rounds(2);
@@ -63,12 +63,7 @@ fn a_loss_above_the_guard_takes_out_the_queue_it_met() {
     queue_for(&mut path, 25 * MS, 1);
     let before = path.cwnd() as f64;
     let decision = path.lose(1);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Congestion,
-        "{}",
-        decision.evidence.reason
-    );
+    expect_verdict(&decision, Verdict::Congestion);
     assert!(decision.reduced);
     // The window without the 25 ms the lost packet met: 100 / 125 of it, not half.
     let kept = path.cwnd() as f64 / before;
@@ -122,18 +117,32 @@ fn jittered_round(path: &mut Path<ShortQueueAlgorithm>, capacity: Option<f64>) {
     let span = RTT + Duration::from_secs_f64(queue);
     let sent = path.at(path.clock);
     path.clock += span;
-    let now = path.at(path.clock);
     let packets = (cwnd / MSS).max(1);
-    for packet in 0..packets {
+    acknowledge(path, sent, packets, 2, |packet| {
         let noise = if (packet / 2) % 2 == 0 {
             6 * MS
         } else {
             16 * MS
         };
-        let rtt = RttSample::flat(RTT).with_latest(span + noise);
+        span + noise
+    });
+}
+
+/// Acknowledges, now, `packets` packets sent at `sent`, in frames of `per_frame` packets, the
+/// packet numbered `i` reading `latest(i)`.
+fn acknowledge(
+    path: &mut Path<ShortQueueAlgorithm>,
+    sent: Instant,
+    packets: u64,
+    per_frame: u64,
+    latest: impl Fn(u64) -> Duration,
+) {
+    let now = path.at(path.clock);
+    for packet in 0..packets {
+        let rtt = RttSample::flat(RTT).with_latest(latest(packet));
         path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
-        if packet % 2 == 1 || packet + 1 == packets {
-            let acked = 1 + packet % 2;
+        if packet % per_frame == per_frame - 1 || packet + 1 == packets {
+            let acked = packet % per_frame + 1;
             let in_flight = (packets - packet - 1) * MSS;
             let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, Some(rtt));
             path.algorithm.on_ack_batch(&batch);
@@ -321,23 +330,15 @@ fn decimated_round(path: &mut Path<ShortQueueAlgorithm>, queueing: Duration, bur
     let cwnd = path.cwnd();
     let sent = path.at(path.clock);
     path.clock += RTT + queueing;
-    let now = path.at(path.clock);
     let packets = (cwnd / MSS).max(10);
-    for packet in 0..packets {
+    acknowledge(path, sent, packets, 10, |packet| {
         let late = if (packet / 10) % 2 == 0 {
             burst
         } else {
             Duration::ZERO
         };
-        let rtt = RttSample::flat(RTT).with_latest(RTT + queueing + late);
-        path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
-        if packet % 10 == 9 || packet + 1 == packets {
-            let acked = packet % 10 + 1;
-            let in_flight = (packets - packet - 1) * MSS;
-            let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, Some(rtt));
-            path.algorithm.on_ack_batch(&batch);
-        }
-    }
+        RTT + queueing + late
+    });
 }
 
 #[test]
@@ -368,10 +369,5 @@ fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
     assert!(3 * target > 6 * MS, "{target:?}");
     queue_for(&mut path, 6 * MS, 1);
     let decision = path.lose(1);
-    assert_eq!(
-        decision.verdict,
-        Verdict::Congestion,
-        "{}",
-        decision.evidence.reason
-    );
+    expect_verdict(&decision, Verdict::Congestion);
 }
