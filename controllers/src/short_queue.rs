@@ -119,8 +119,8 @@ impl QueueOwner {
 }
 
 /// The windows the flow has had lately, each from when it took effect: the queue a lost packet
-/// met was built by the window it was sent under, which a loss response reads here rather than
-/// in the window of the moment (a round-end update may have taken part of that queue out since).
+/// met was built by the window it was sent under, which a loss response reads here where it is
+/// larger than the window of the moment (a round-end update has taken part of that queue out).
 #[derive(Debug, Clone, Default)]
 struct SentWindows {
     since: VecDeque<(Instant, u64)>,
@@ -215,12 +215,6 @@ impl ShortQueueAlgorithm {
         path.min_rtt()
             .saturating_add(path.noise_floor())
             .as_secs_f64()
-    }
-
-    /// The window the path has carried without a queue, bytes: the peak delivery rate times
-    /// the minimum RTT.
-    fn peak_pipe(&self) -> f64 {
-        self.path().peak_rate() * self.path().min_rtt().as_secs_f64()
     }
 
     /// Slow start ends on a queue of at least the exit threshold. Where that queue holds more
@@ -327,7 +321,7 @@ impl ShortQueueAlgorithm {
         // Where a rate limit has been found, the window probes above it by a target a round at
         // most, however empty the queue (the policer has none).
         let limit = self.classifier().rate_limit().map(|l| l as f64);
-        let peak_pipe = self.peak_pipe();
+        let peak_pipe = self.path().peak_rate() * min_rtt;
         if queue < target && cwnd < peak_pipe {
             // Below a window the path has carried without a queue: FAST would add only alpha a
             // round, which takes seconds to refill a long pipe after a loss response. Go back
@@ -359,7 +353,10 @@ impl ShortQueueAlgorithm {
                 let base_rtt = self.base_rtt();
                 let met = self.classifier().last_queue_met();
                 let queue = met.saturating_sub(self.path().noise_floor()).as_secs_f64();
-                let built_it = self.sent_windows.at(event.sent).unwrap_or(cwnd).max(cwnd);
+                let built_it = self
+                    .sent_windows
+                    .at(event.sent)
+                    .map_or(cwnd, |w| w.max(cwnd));
                 let drained = if base_rtt > 0.0 {
                     (built_it as f64 * base_rtt / (base_rtt + queue)) as u64
                 } else {

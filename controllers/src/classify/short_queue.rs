@@ -237,10 +237,9 @@ impl PathModel {
     /// a 10 Mbit/s path whose full queue was 41 ms, and the flow called 8 to 11 % of that queue's
     /// overflow drops random; now 4 %.
     pub fn guard(&self) -> Duration {
-        let shed_above = self.base_target().saturating_mul(2);
-        self.base_target()
-            .saturating_mul(3)
-            .min(shed_above.max(AQM_GUARD))
+        let base = self.base_target();
+        base.saturating_mul(3)
+            .min(base.saturating_mul(2).max(AQM_GUARD))
             .saturating_add(self.burst().saturating_mul(2).max(self.jitter()))
             .saturating_add(self.noise_floor())
             .max(MIN_GUARD)
