@@ -33,6 +33,19 @@
 //! receiver's timer. Consumers that need a corrected delay on every frame read
 //! [`AckBatch::resolved`]: the latest earlier frame with its delay recovered, one frame late.
 //!
+//! # What is credited
+//!
+//! A receiver can hold an ACK frame no longer than the time since it sent its previous one: the
+//! frame's newest packet is new, so it arrived after that previous frame left (an ACK frame
+//! acknowledges everything received before it). The sender sees that interval, give or take the
+//! return path's delay variation, as the time between the two frames' arrivals. The delay a
+//! classifier is given ([`RttSample::ack_delay`] of [`AckBatch::resolved`]) is the recovered one
+//! capped at that interval. An honest receiver never reports more; a receiver that inflates its
+//! ACK Delay on the frames that reveal a loss, to make a queue look like noise (an
+//! optimistic-ACK attack on the delay signal, RFC 9000 section 21.4), gains at most one frame
+//! interval of queue, a packet time or two on a busy path. The claim itself stays in
+//! [`Resolved::claimed`], which the `rtt` trace event reports.
+//!
 //! # What cannot be recovered
 //!
 //! A delay quinn did not subtract: when `min + ack_delay > latest`, which happens when quinn's
@@ -60,6 +73,9 @@ struct Awaiting {
     smoothed_before: Duration,
     /// Whether this update is the estimator's first, which sets rather than averages.
     first: bool,
+    /// The interval since the frame before it that set a new largest packet number: the longest
+    /// the receiver can have held this one.
+    since_previous: Option<Duration>,
 }
 
 /// One frame whose ACK delay has been recovered.
@@ -69,8 +85,12 @@ pub(crate) struct Resolved {
     pub at: Instant,
     /// When the frame's newest packet was sent.
     pub sent: Instant,
-    /// The frame's sample, `ack_delay` filled in.
+    /// The frame's sample, `ack_delay` filled in with the delay credited: the recovered one, at
+    /// most the interval since the frame before (see the module documentation).
     pub rtt: RttSample,
+    /// The ACK delay recovered from quinn's estimator: what the receiver reported, as far as
+    /// quinn applied it.
+    pub claimed: Duration,
 }
 
 /// Builds one RTT sample per ACK frame and recovers the frame's ACK delay one frame later (see
@@ -91,6 +111,9 @@ pub(crate) struct RttTracker {
     estimator_primed: bool,
     awaiting: Option<Awaiting>,
     resolved: Option<Resolved>,
+    /// When the sender processed the latest frame that set a new largest packet number: the
+    /// next such frame's ACK delay is credited up to the interval since.
+    previous_frame_at: Option<Instant>,
 }
 
 impl RttTracker {
@@ -105,6 +128,7 @@ impl RttTracker {
             estimator_primed: false,
             awaiting: None,
             resolved: None,
+            previous_frame_at: None,
         }
     }
 
@@ -168,7 +192,11 @@ impl RttTracker {
                 latest: sample.latest,
                 smoothed_before,
                 first: !self.estimator_primed,
+                since_previous: self
+                    .previous_frame_at
+                    .map(|p| at.saturating_duration_since(p)),
             });
+            self.previous_frame_at = Some(at);
             self.estimator_primed = true;
         }
         Some(AckBatch {
@@ -195,12 +223,15 @@ impl RttTracker {
             awaiting.latest
         };
         let min = estimator.min().min(latest);
-        let ack_delay = if awaiting.first {
+        let claimed = if awaiting.first {
             // quinn's first sample sets the average to the raw sample and applies no delay.
             Some(Duration::ZERO)
         } else {
             recover_ack_delay(awaiting.smoothed_before, after, latest, min)
         };
+        // A frame whose figures do not fit quinn's rule (the prediction of an update was wrong)
+        // counts as undelayed, as the current frame does.
+        let claimed = claimed.unwrap_or(Duration::ZERO);
         let resolved = Resolved {
             at: awaiting.at,
             sent: awaiting.sent,
@@ -208,10 +239,9 @@ impl RttTracker {
                 latest,
                 smoothed: awaiting.smoothed_before,
                 min,
-                // A frame whose figures do not fit quinn's rule (the prediction of an update was
-                // wrong) counts as undelayed, as the current frame does.
-                ack_delay: ack_delay.unwrap_or(Duration::ZERO),
+                ack_delay: credited_ack_delay(claimed, awaiting.since_previous),
             },
+            claimed,
         };
         self.resolved = Some(resolved);
         Some(resolved)
@@ -244,6 +274,13 @@ impl RttTracker {
     pub fn sample(&self) -> Option<RttSample> {
         self.sample
     }
+}
+
+/// The part of a frame's `claimed` ACK delay a classifier may take out of its sample: at most
+/// `since_previous`, the interval since the frame before it (see the module documentation). The
+/// first frame has no interval to bound it, and quinn applies no delay to its sample anyway.
+pub fn credited_ack_delay(claimed: Duration, since_previous: Option<Duration>) -> Duration {
+    since_previous.map_or(claimed, |most| claimed.min(most))
 }
 
 /// The ACK delay quinn subtracted from one frame's sample `latest`, from its smoothed RTT
@@ -319,6 +356,15 @@ mod tests {
             let error = got.abs_diff(delay);
             assert!(error <= Duration::from_nanos(8), "{delay:?}: got {got:?}");
         }
+    }
+
+    #[test]
+    fn no_more_delay_is_credited_than_the_interval_since_the_frame_before() {
+        // A receiver that claims to have held a frame for 20 ms, 2 ms after its previous frame,
+        // is credited 2 ms; an honest lone packet's 20 ms after a 30 ms pause, all of it.
+        assert_eq!(credited_ack_delay(20 * MS, Some(2 * MS)), 2 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, Some(30 * MS)), 20 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, None), 20 * MS);
     }
 
     #[test]

@@ -459,7 +459,7 @@ pub(crate) fn rtt_resolved(tracer: &Tracer, now: Instant, frame: &Resolved) {
         frame_age_us = micros(now.saturating_duration_since(frame.at)),
         sent_age_us = micros(now.saturating_duration_since(frame.sent)),
         rtt_us = micros(frame.rtt.latest),
-        ack_delay_us = micros(frame.rtt.ack_delay),
+        ack_delay_us = micros(frame.claimed),
         owd_hint_us = micros(frame.rtt.owd_hint()),
     );
 }
