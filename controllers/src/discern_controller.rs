@@ -8,7 +8,7 @@ use crate::factory::controller_factory;
 use crate::growth::Growth;
 use crate::param::{config, fraction, open_fraction, positive_duration, word_param, ParamError};
 use crate::registry::ClassifierRow;
-use crate::short_queue::ShortQueueAlgorithm;
+use crate::short_queue::{Competing, ShortQueueAlgorithm};
 use crate::window::Window;
 use crate::Adapter;
 
@@ -171,6 +171,9 @@ config! {
             "short: keep a queue of a few packets, NewReno's manners against a \
              buffer-filler; full: the earlier design (growth, tolerance, memory, \
              slow_start, aqm shape it)";
+        /// How the default competes for a queue another flow keeps standing (default CUBIC).
+        competing: Competing = Competing::Cubic,
+            "against a buffer-filler: cubic (RFC 9438's growth, beta 0.7) or reno (NewReno's)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -239,6 +242,7 @@ impl DiscernConfig {
         match self.queue {
             QueueAim::Short => DiscernAlgorithm::ShortQueue(ShortQueueAlgorithm::new(
                 Window::new(self.initial_window, mss, 2),
+                self.competing,
                 self.beta,
                 self.ecn_beta,
             )),
@@ -275,6 +279,10 @@ word_param!(SlowStartExit, "loss or delay", {
     "loss" => SlowStartExit::Loss,
     "delay" => SlowStartExit::Delay,
 });
+word_param!(Competing, "cubic or reno", {
+    "cubic" => Competing::Cubic,
+    "reno" => Competing::Reno,
+});
 word_param!(QueueAim, "short or full", {
     "short" => QueueAim::Short,
     "full" => QueueAim::Full,
@@ -284,6 +292,14 @@ impl DiscernConfig {
     /// The earlier design's knobs would do nothing to the default: say so rather than ignore
     /// them.
     fn knobs_need_full_queue(&mut self) -> Result<(), ParamError> {
+        if self.queue == QueueAim::Full && self.competing != Competing::Cubic {
+            return Err(ParamError {
+                name: "competing",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design competes by its \
+                           growth rule",
+            });
+        }
         match self.full_queue_knob_changed() {
             Some(name) if self.queue == QueueAim::Short => Err(ParamError {
                 name,

@@ -76,6 +76,7 @@ mod adapter;
 mod algorithm;
 pub mod bandwidth;
 pub mod classify;
+pub mod drain_probe;
 pub mod episode;
 pub mod event;
 mod factory;
@@ -96,7 +97,7 @@ pub use algorithm::{
 };
 pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
-pub use short_queue::{QueueOwner, ShortQueueAlgorithm};
+pub use short_queue::{Competing, QueueOwner, ShortQueueAlgorithm};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};
 
 // Every controller, one line each: its file (declared, and its public types re-exported here) and

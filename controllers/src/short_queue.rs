@@ -68,7 +68,9 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{Discriminator, LossCause, PathModel, ShortQueue};
+use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
+use crate::growth::{Cubic, Growth};
 use crate::window::Window;
 
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
@@ -90,9 +92,27 @@ const PROBE_INTERVAL: u32 = 8;
 /// A queue at the end of slow start that holds more packets than this is no burst: quinn's pacer
 /// and a receiver that acknowledges every tenth packet release bursts of about ten.
 const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
+/// A shared standing queue this long is a buffer-filler's, not an AQM's: CoDel keeps 5 ms (RFC
+/// 8289 section 4.4), PIE 15 ms (RFC 8033 section 4.1) and drops above; twice PIE's target leaves
+/// room for its transients. Behind an AQM the flow keeps NewReno's manners, which share an
+/// AQM's drops evenly; against a deeper queue it competes ([`Competing`]).
+const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
 const SENT_WINDOWS_KEPT: usize = 32;
+
+/// How the flow grows and backs off while another flow keeps the queue standing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Competing {
+    /// CUBIC (RFC 9438): its window function and Reno-friendly region, and `beta` = 0.7. The
+    /// buffer-fillers a flow meets today are CUBIC (and BBR, which leaves a CUBIC flow more than a
+    /// Reno one); with CUBIC's own rules the flow takes an even share from CUBIC, and the
+    /// Reno-friendly region (section 4.3) leaves a Reno flow its share where CUBIC's function is
+    /// slower than Reno.
+    Cubic,
+    /// NewReno's manners: one MSS a round, halve on congestion.
+    Reno,
+}
 
 /// Whose queue the flow sees at the bottleneck.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -153,6 +173,13 @@ pub struct ShortQueueAlgorithm {
     window: Window,
     discriminator: Discriminator<ShortQueue>,
     owner: QueueOwner,
+    competing: Competing,
+    /// Whether the shared queue has stood deeper than an AQM keeps one ([`DEEP_QUEUE`]): the
+    /// flow then competes by `competing`'s rules, with their growth and drain probe (see
+    /// [`crate::drain_probe`]).
+    contested: bool,
+    shared_growth: Growth,
+    drain: DrainProbe,
     sent_windows: SentWindows,
     rounds_seen: u64,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
@@ -163,13 +190,21 @@ pub struct ShortQueueAlgorithm {
 }
 
 impl ShortQueueAlgorithm {
-    /// An algorithm that starts from `window`, halves (`beta`) on a shared queue's congestion
-    /// and multiplies by `ecn_beta` on a CE mark.
-    pub fn new(window: Window, beta: f64, ecn_beta: f64) -> Self {
+    /// An algorithm that starts from `window`, competes for a shared queue by `competing`'s
+    /// rules, multiplies by `beta` on a rate limit's losses (and on a shared queue's congestion
+    /// under [`Competing::Reno`]) and by `ecn_beta` on a CE mark.
+    pub fn new(window: Window, competing: Competing, beta: f64, ecn_beta: f64) -> Self {
         Self {
             window,
             discriminator: Discriminator::new(ShortQueue::default()),
             owner: QueueOwner::OWN,
+            competing,
+            contested: false,
+            shared_growth: match competing {
+                Competing::Cubic => Growth::cubic(),
+                Competing::Reno => Growth::Reno,
+            },
+            drain: DrainProbe::default(),
             sent_windows: SentWindows::default(),
             rounds_seen: 0,
             probe_hold: 0,
@@ -201,10 +236,68 @@ impl ShortQueueAlgorithm {
         };
         let queue = queue.saturating_sub(self.path().noise_floor());
         let target = self.path().target();
-        self.owner = self.next_owner(queue.saturating_sub(self.noise_margin()), target);
-        let own = matches!(self.owner, QueueOwner::Own { .. });
-        if own && self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
-            self.fast_update(queue, target);
+        let was_shared = matches!(self.owner, QueueOwner::Shared { .. });
+        let queue = queue.saturating_sub(self.noise_margin());
+        self.owner = self.next_owner(queue, target);
+        match self.owner {
+            QueueOwner::Shared { .. } => {
+                if !was_shared {
+                    self.contested = false;
+                }
+                if self.contested {
+                    self.drain_probe(queue, target);
+                } else if queue >= DEEP_QUEUE {
+                    self.contest();
+                }
+            }
+            QueueOwner::Own { .. } => {
+                self.drain = DrainProbe::default();
+                if self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
+                    self.fast_update(queue, target);
+                }
+            }
+        }
+    }
+
+    /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
+    /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
+    /// next congestion verdict: the other flow filled the buffer from its own slow start while
+    /// this one kept its queue short, and from the small window that leaves, CUBIC's or Reno's
+    /// growth takes minutes to reach an even share on a long path (on a cellular path whose
+    /// buffer holds seconds, a round lasts one).
+    fn contest(&mut self) {
+        self.contested = true;
+        self.drain = DrainProbe::default();
+        self.start_cubic_epoch();
+        self.window.reopen_slow_start();
+    }
+
+    /// The competing rule's growth from the window the flow has, as if it had just backed off
+    /// to it (for CUBIC, an epoch after a reduction).
+    fn start_cubic_epoch(&mut self) {
+        let before = self.window.cwnd() as f64 / self.shared_beta();
+        self.shared_growth
+            .on_reduction(before as u64, self.window.mss());
+    }
+
+    /// The window factor on a shared queue's congestion: the competing rule's against a
+    /// buffer-filler, NewReno's otherwise.
+    fn shared_beta(&self) -> f64 {
+        match self.competing {
+            Competing::Cubic if self.contested => Cubic::BETA,
+            _ => self.beta,
+        }
+    }
+
+    /// A round of the shared mode: the drain probe's turn ([`crate::drain_probe`]).
+    fn drain_probe(&mut self, queue: Duration, target: Duration) {
+        let rate = self.path().round_rate();
+        let pipe = rate * self.path().min_rtt().as_secs_f64();
+        let short = queue < target;
+        match self.drain.on_round(rate, short, self.window.cwnd(), pipe) {
+            None => {}
+            Some(DrainAction::Resize(bytes)) => self.window.resize(bytes),
+            Some(DrainAction::LeaveShared) => self.owner = QueueOwner::OWN,
         }
     }
 
@@ -365,8 +458,15 @@ impl ShortQueueAlgorithm {
                 let floor = (cwnd as f64 * self.beta) as u64;
                 self.window.reduce_to(event.now, drained.clamp(floor, cwnd));
             }
-            // A queue another flow keeps: NewReno's manners.
-            (_, QueueOwner::Shared { .. }) => self.window.reduce(event.now, self.beta),
+            // A queue another flow keeps: the competing rule's cut.
+            (_, QueueOwner::Shared { .. }) => {
+                let beta = self.shared_beta();
+                self.window.reduce(event.now, beta);
+                if self.contested {
+                    self.shared_growth.on_reduction(cwnd, self.window.mss());
+                    self.drain.on_reduction(beta);
+                }
+            }
         }
     }
 }
@@ -381,7 +481,14 @@ impl Algorithm for ShortQueueAlgorithm {
         // the window once a round after that.
         match self.owner {
             QueueOwner::Own { .. } if self.window.state() != State::SlowStart => {}
-            _ => self.window.grow_reno(ack.bytes),
+            QueueOwner::Own { .. } => self.window.grow_reno(ack.bytes),
+            // A drain probe holds the window where it put it (CUBIC's Reno-friendly estimate
+            // would restore it at the next ACK).
+            QueueOwner::Shared { .. } if self.drain.is_draining() => {}
+            QueueOwner::Shared { .. } if self.contested => {
+                self.shared_growth.on_ack(&mut self.window, ack)
+            }
+            QueueOwner::Shared { .. } => self.window.grow_reno(ack.bytes),
         }
     }
 

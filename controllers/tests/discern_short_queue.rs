@@ -87,8 +87,8 @@ fn the_flow_shrinks_a_queue_of_its_own_without_a_loss() {
 #[test]
 fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_s_manners() {
     let mut path = settled();
-    // Another flow keeps 40 ms queued whatever this one does.
-    queue_for(&mut path, 40 * MS, 12);
+    // Another flow keeps 20 ms queued whatever this one does: as deep as an AQM (PIE) keeps one.
+    queue_for(&mut path, 20 * MS, 12);
     assert!(
         matches!(path.algorithm.owner(), QueueOwner::Shared { .. }),
         "{:?}",
@@ -96,8 +96,9 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     );
     // Sharing, it grows as NewReno does, and a loss at that queue halves the window.
     let grown = path.cwnd();
-    queue_for(&mut path, 40 * MS, 3);
+    queue_for(&mut path, 20 * MS, 3);
     assert!(path.cwnd() > grown);
+    assert_eq!(path.window().state(), State::Avoidance);
     let before = path.cwnd();
     let decision = path.lose(1);
     assert_eq!(decision.verdict, Verdict::Congestion);
@@ -105,6 +106,98 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     // Once the queue has stayed short for a few rounds, it is the flow's own again.
     queue_for(&mut path, Duration::ZERO, 10);
     assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+}
+
+/// Settled, then a buffer-filler keeps 60 ms queued, far deeper than an AQM would, until the flow
+/// competes for it.
+fn contested() -> Path<ShortQueueAlgorithm> {
+    let mut path = settled();
+    queue_for(&mut path, 60 * MS, 6);
+    assert!(
+        matches!(path.algorithm.owner(), QueueOwner::Shared { .. }),
+        "{:?}",
+        path.algorithm.owner()
+    );
+    path
+}
+
+#[test]
+fn against_a_buffer_filler_the_flow_slow_starts_then_backs_off_as_cubic_does() {
+    let mut path = contested();
+    // It slow-starts from the window its yielding left, to claim a share of the full buffer.
+    assert_eq!(path.window().state(), State::SlowStart);
+    let before = path.cwnd();
+    queue_for(&mut path, 60 * MS, 1);
+    assert!(
+        path.cwnd() as f64 > 1.8 * before as f64,
+        "{before} then {}",
+        path.cwnd()
+    );
+    // A loss at the full buffer ends it with CUBIC's cut (RFC 9438: beta = 0.7), not NewReno's.
+    let before = path.cwnd() as f64;
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Congestion);
+    let kept = path.cwnd() as f64 / before;
+    assert!((kept - 0.7).abs() < 0.01, "kept {kept}");
+    // And it grows again while the other flow keeps the queue.
+    let cut = path.cwnd();
+    queue_for(&mut path, 60 * MS, 4);
+    assert!(path.cwnd() > cut);
+}
+
+#[test]
+fn a_drain_probe_finds_the_buffer_filler_gone_and_the_flow_keeps_a_short_queue_again() {
+    let mut path = contested();
+    path.lose(1);
+    // The other flow stays: each probe drains the flow's window, finds the queue standing, and
+    // gives the window back.
+    let mut probed = 0;
+    for _ in 0..2 * quinn_discern::drain_probe::DRAIN_INTERVAL_ROUNDS {
+        let before = path.cwnd();
+        queue_for(&mut path, 60 * MS, 1);
+        if path.cwnd() * 3 < before {
+            probed += 1;
+        }
+    }
+    assert!(probed >= 1, "no drain probe in two intervals");
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+    // The other flow leaves, and the queue was all this flow's: it stays up while the window is
+    // large and empties once a probe drains it.
+    let mut rounds = 0;
+    while matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) && rounds < 80 {
+        let queue = if path.cwnd_packets() > 100.0 {
+            30 * MS
+        } else {
+            Duration::ZERO
+        };
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
+    assert!(
+        matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
+        "still sharing after {rounds} rounds"
+    );
+}
+
+#[test]
+fn competing_by_reno_s_rules_is_a_parameter() {
+    let mut config = DiscernConfig::default();
+    config.competing(quinn_discern::Competing::Reno);
+    let mut path = Path::new(short_queue(config.algorithm(MSS)));
+    path.rounds(4);
+    queue_for(&mut path, 10 * MS, 1);
+    queue_for(&mut path, Duration::ZERO, 4);
+    queue_for(&mut path, 60 * MS, 6);
+    path.lose(1);
+    let before = path.cwnd();
+    path.rounds(1);
+    let decision = path.lose(1);
+    assert_eq!(decision.verdict, Verdict::Congestion);
+    assert!(
+        path.cwnd() <= before / 2 + MSS,
+        "{before} then {}",
+        path.cwnd()
+    );
 }
 
 /// A round on a jittered path: each pair of frames reads 6 ms or 16 ms more than the minimum RTT,

@@ -163,6 +163,11 @@ impl PathModel {
         self.peak_rate
     }
 
+    /// The delivery rate of the last complete round, bytes per second (zero before one).
+    pub fn round_rate(&self) -> f64 {
+        self.rates.back().copied().unwrap_or(0.0)
+    }
+
     /// The queue at which slow start ends: twice the target, but no more than HyStart's delay
     /// threshold (RFC 9406 section 4.3: `clamp(min RTT / 8, 4 ms, 16 ms)`, halved here, for a
     /// queue rather than an RTT rise), since early in slow start the peak rate, and so the packet

@@ -1,0 +1,227 @@
+//! The drain probe of `discern`'s shared mode: is the standing queue still another flow's?
+//!
+//! A flow that competes for a buffer cannot tell from its own samples when the other flow has
+//! left: a loss-based flow alone keeps a deep buffer full by itself (after a cut by `beta`, a
+//! buffer of more than `(1 - beta) / beta` BDP stays partly full), and Little's law holds per flow,
+//! so its own data in flight and delivery rate give the same RTT whoever else is queued. The one
+//! test is to empty its own share of the queue and look, as BBR's ProbeRTT drains the data in
+//! flight to see the path's minimum RTT (draft-cardwell-iccrg-bbr-congestion-control-02, section
+//! 4.3.4.4) and Copa leaves its competitive mode once the queue nearly empties (Arun and
+//! Balakrishnan, NSDI 2018, section 2.3).
+//!
+//! While the queue is shared, every [`DRAIN_INTERVAL_ROUNDS`] rounds, or sooner when
+//! [`JUMP_ROUNDS`] rounds in a row deliver [`RATE_JUMP`] times the average before them (the other
+//! flow left: a flow that only cut its window takes its share back within a few rounds, and
+//! while it does, its queue is briefly short, which would read as the flow's own), the window
+//! falls to half the pipe the flow delivers. Two rounds later the packets sent after the cut
+//! have been acknowledged: if the standing queue then reads short, the queue was the flow's own and
+//! it leaves the shared mode with the small window, which its own mode refills within a few rounds;
+//! otherwise the window it had comes back. A probe costs about one queue's drain time and one round
+//! trip at half rate; the interval keeps that to a few percent of a competing flow's goodput.
+
+/// Rounds between drain probes while the queue stays another flow's.
+pub const DRAIN_INTERVAL_ROUNDS: u32 = 32;
+/// The fewest rounds between two probes, however the rate moves: a restored window raises the
+/// rate of the round after it.
+pub const MIN_ROUNDS_BETWEEN: u32 = 8;
+/// A round whose delivery rate is this many times the average before it has jumped.
+pub const RATE_JUMP: f64 = 1.5;
+/// Rounds in a row that jumped, after which a probe starts at once.
+pub const JUMP_ROUNDS: u32 = 4;
+/// Weight of a round in the recent average delivery rate.
+const RATE_GAIN: f64 = 1.0 / 8.0;
+/// Rounds a probe lasts: one for the cut to reach the bottleneck, one for its packets to return.
+const DRAIN_ROUNDS: u32 = 2;
+/// The share of the delivered pipe the window falls to during a probe: below the pipe, so that
+/// the flow's own queue empties whatever the estimate's error.
+const DRAIN_FRACTION: f64 = 0.5;
+
+/// What the algorithm does to its window after a round of the shared mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrainAction {
+    /// Set the window to this many bytes (a probe begins, or ends with the queue still shared).
+    Resize(u64),
+    /// The queue emptied: it was the flow's own. Keep the drained window.
+    LeaveShared,
+}
+
+/// Where the probe stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    /// Rounds since the last probe ended (or the shared mode began), and rounds in a row the
+    /// delivery rate has jumped.
+    Waiting { rounds: u32, jumped: u32 },
+    /// A probe: the window `saved` before it, and the rounds it has lasted.
+    Draining { saved: u64, rounds: u32 },
+}
+
+/// The probe's state, reset each time the shared mode begins.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrainProbe {
+    phase: Phase,
+    /// Recent average delivery rate, bytes per second, of the rounds outside probes.
+    average_rate: f64,
+}
+
+impl Default for DrainProbe {
+    fn default() -> Self {
+        Self {
+            phase: Phase::Waiting {
+                rounds: 0,
+                jumped: 0,
+            },
+            average_rate: 0.0,
+        }
+    }
+}
+
+impl DrainProbe {
+    /// Whether a probe is under way.
+    pub fn is_draining(&self) -> bool {
+        matches!(self.phase, Phase::Draining { .. })
+    }
+
+    /// One round of the shared mode ended, with delivery rate `rate` (bytes per second) and the
+    /// standing queue `short` (below what the flow would keep alone) or not, the window at `cwnd`
+    /// bytes and the pipe the round delivered, `pipe` bytes (rate x minimum RTT).
+    pub fn on_round(
+        &mut self,
+        rate: f64,
+        short: bool,
+        cwnd: u64,
+        pipe: f64,
+    ) -> Option<DrainAction> {
+        match self.phase {
+            Phase::Waiting { rounds, jumped } => {
+                let jumped = if rate_jumped(rate, self.average_rate) {
+                    jumped + 1
+                } else {
+                    // The average moves only outside a jump, so that a lasting one is measured
+                    // against the rate before it.
+                    self.average_rate = average(self.average_rate, rate);
+                    0
+                };
+                let due = rounds + 1 >= DRAIN_INTERVAL_ROUNDS
+                    || rounds + 1 >= MIN_ROUNDS_BETWEEN && jumped >= JUMP_ROUNDS;
+                if !due || pipe <= 0.0 {
+                    self.phase = Phase::Waiting {
+                        rounds: rounds + 1,
+                        jumped,
+                    };
+                    return None;
+                }
+                self.phase = Phase::Draining {
+                    saved: cwnd,
+                    rounds: 0,
+                };
+                Some(DrainAction::Resize((pipe * DRAIN_FRACTION) as u64))
+            }
+            Phase::Draining { saved, rounds } if rounds + 1 < DRAIN_ROUNDS => {
+                self.phase = Phase::Draining {
+                    saved,
+                    rounds: rounds + 1,
+                };
+                None
+            }
+            Phase::Draining { saved, .. } => {
+                self.phase = Phase::Waiting {
+                    rounds: 0,
+                    jumped: 0,
+                };
+                Some(if short {
+                    DrainAction::LeaveShared
+                } else {
+                    DrainAction::Resize(saved.max(cwnd))
+                })
+            }
+        }
+    }
+
+    /// A congestion response scaled the window by `factor` during a probe: the window to restore
+    /// shrinks with it.
+    pub fn on_reduction(&mut self, factor: f64) {
+        if let Phase::Draining { saved, .. } = &mut self.phase {
+            *saved = (*saved as f64 * factor) as u64;
+        }
+    }
+}
+
+/// Whether `rate` is a jump above the recent `average`: the other flow has left or backed off.
+fn rate_jumped(rate: f64, average: f64) -> bool {
+    average > 0.0 && rate >= RATE_JUMP * average
+}
+
+/// The recent average with one more round.
+fn average(average: f64, rate: f64) -> f64 {
+    if average <= 0.0 {
+        rate
+    } else {
+        average + (rate - average) * RATE_GAIN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PIPE: f64 = 100_000.0;
+
+    /// `n` rounds at `rate` with the queue long and the window at 200 kB, or at half the pipe
+    /// while a probe drains.
+    fn rounds(probe: &mut DrainProbe, n: u32, rate: f64) -> Vec<DrainAction> {
+        (0..n)
+            .filter_map(|_| {
+                let cwnd = if probe.is_draining() { 50_000 } else { 200_000 };
+                probe.on_round(rate, false, cwnd, PIPE)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_probe_drains_to_half_the_pipe_every_interval_and_restores_a_queue_that_stays() {
+        let mut probe = DrainProbe::default();
+        let actions = rounds(&mut probe, DRAIN_INTERVAL_ROUNDS, 1e6);
+        assert_eq!(actions, [DrainAction::Resize(50_000)]);
+        assert!(probe.is_draining());
+        let actions = rounds(&mut probe, DRAIN_ROUNDS, 1e6);
+        assert_eq!(actions, [DrainAction::Resize(200_000)]);
+        assert!(!probe.is_draining());
+    }
+
+    #[test]
+    fn a_queue_that_empties_in_the_probe_was_the_flow_s_own() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, DRAIN_INTERVAL_ROUNDS + DRAIN_ROUNDS - 1, 1e6);
+        assert_eq!(
+            probe.on_round(1e6, true, 50_000, PIPE),
+            Some(DrainAction::LeaveShared)
+        );
+    }
+
+    #[test]
+    fn a_lasting_jump_of_the_delivery_rate_probes_at_once() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, MIN_ROUNDS_BETWEEN, 1e6);
+        let actions = rounds(&mut probe, JUMP_ROUNDS, 2e6);
+        assert_eq!(actions, [DrainAction::Resize(50_000)]);
+    }
+
+    #[test]
+    fn a_brief_jump_as_the_other_flow_cuts_its_window_does_not_probe() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, MIN_ROUNDS_BETWEEN, 1e6);
+        for _ in 0..3 {
+            assert!(rounds(&mut probe, JUMP_ROUNDS - 1, 2e6).is_empty());
+            assert!(rounds(&mut probe, 1, 1e6).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_loss_during_a_probe_shrinks_the_window_it_restores() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, DRAIN_INTERVAL_ROUNDS, 1e6);
+        probe.on_reduction(0.7);
+        let actions = rounds(&mut probe, DRAIN_ROUNDS, 1e6);
+        assert_eq!(actions, [DrainAction::Resize(140_000)]);
+    }
+}
