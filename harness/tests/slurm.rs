@@ -370,8 +370,11 @@ impl Bench<'_> {
             .expect("running discern")
     }
 
+    /// A job's log under `logs/`, or why there is none (a task that could not open it).
     fn log(&self, name: &str) -> String {
-        String::from_utf8_lossy(&read(&self.work.join("logs").join(name))).into_owned()
+        let path = self.work.join("logs").join(name);
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| format!("(no log {}: {e})", path.display()))
     }
 }
 
