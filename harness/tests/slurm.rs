@@ -517,7 +517,7 @@ fn write_trace(path: &Path) {
 fn the_documented_slurm_recipe_runs_as_written() {
     // Built as root (so not ignored) but run as another user: a failure, not a silent pass.
     assert!(
-        unsafe { libc::geteuid() } == 0,
+        quinn_discern_harness::netns::sys::is_root(),
         "the Slurm test was built as root but runs as another user; run `cargo test` as root"
     );
     let recipe = recipe();
