@@ -590,3 +590,24 @@ fn list_describes_discern_as_it_is() {
     assert!(line.contains("short queue"), "{line}");
     assert!(!line.contains("full-queue delay is random"), "{line}");
 }
+
+#[test]
+fn a_sweep_in_which_a_flow_delivers_nothing_fails_and_counts_it() {
+    let dir = workdir();
+    std::fs::write(dir.path().join("hopeless.toml"), HOPELESS).unwrap();
+    let o = discern(
+        dir.path(),
+        &["sweep", "hopeless.toml", "--vary", "seed=1,2", "--out", "o"],
+    );
+    assert_fails_with(&o, "a flow delivered nothing");
+    let csv = std::fs::read_to_string(dir.path().join("o/sweep.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "unfinished")
+        .unwrap_or_else(|| panic!("no unfinished column: {header:?}"));
+    for line in csv.lines().skip(1) {
+        assert_eq!(line.split(',').nth(col), Some("1"), "{line}");
+    }
+    assert!(stdout(&o).contains("none"), "{}", stdout(&o));
+}

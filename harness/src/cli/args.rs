@@ -140,7 +140,7 @@ pub struct RunArgs {
     /// Output folder [default: out/SCENARIO_NAME/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Run flow 0 (the scenario's first [[flow]] table, every copy of its count) with this
+    /// Run flow 0 (the scenario's first `[[flow]]` table, every copy of its count) with this
     /// controller, e.g. `modified-sack:tolerance=0.02`; the other flows keep theirs. Other
     /// flows: `--set flow.N.controller=ID`, every flow: `--set 'flow.*.controller=ID'`.
     #[arg(long, value_name = "ID")]
@@ -171,7 +171,7 @@ pub struct SweepArgs {
     pub vary: Vec<Vary>,
     /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
     /// (a piece `param=value` continues the id before it). Repeatable. Each sets flow 0's
-    /// controller (the scenario's first [[flow]] table, every copy of its count); the other
+    /// controller (the scenario's first `[[flow]]` table, every copy of its count); the other
     /// flows keep theirs. To vary another flow: `--vary flow.N.controller=ID1,ID2`; every flow
     /// at once: `--vary 'flow.*.controller=ID1,ID2'`. Without it, each run keeps the scenario's
     /// own controllers.

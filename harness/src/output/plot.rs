@@ -301,7 +301,7 @@ fn fmt_ms(width_s: f64) -> String {
 }
 
 /// Bin width for a run of `end_s` seconds: 100 ms, widened (1-2-5 steps) to keep at most 300
-/// bins, or narrowed (5-2-1 steps, down to 1 ms) to draw at least [`MIN_BINS`]: a 40 ms transfer
+/// bins, or narrowed (5-2-1 steps, down to 1 ms) to draw at least `MIN_BINS`: a 40 ms transfer
 /// in one 100 ms bin would be a flat line at 40 % of its rate.
 pub fn bin_width(end_s: f64) -> f64 {
     let mut w = 0.1;
