@@ -17,7 +17,7 @@ fn scenario(file: &str, overrides: &[&str]) -> Scenario {
 }
 
 fn run(mut scenario: Scenario, controller: &str) -> Summary {
-    scenario.set_controller(&controller.parse().expect("controller id"));
+    scenario.set_tested_controller(&controller.parse().expect("controller id"));
     let summary = sim::run(&scenario)
         .unwrap_or_else(|e| panic!("{controller}: {e}"))
         .summary;

@@ -315,7 +315,8 @@ impl DiscernConfig {
 controller_factory!(
     DiscernConfig,
     "discern",
-    "this crate's own: a loss below the full-queue delay is random; NewReno otherwise"
+    "this crate's own: a short queue of its own, and no cut for a loss that met no queue above \
+     its guard nor a rate limit (queue=full: the earlier full-queue design)"
 );
 
 impl ClassifierRow for DiscernConfig {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::output::table::TextTable;
-use crate::report::{Summary, VerdictAccuracy};
+use crate::report::{Outcome, Summary, VerdictAccuracy};
 use crate::stats::Estimate;
 
 /// One flow's figures over the seeds that ran.
@@ -22,6 +22,10 @@ pub struct FlowAggregate {
     pub verdicts_congestion: Option<Estimate>,
     /// Runs in which this flow's bytes did not verify.
     pub unverified: usize,
+    /// Runs in which this flow did not finish its transfer: `incomplete` or `no_handshake`.
+    pub unfinished: usize,
+    /// Runs in which this flow's receiver closed the connection.
+    pub receiver_closed: usize,
 }
 
 /// Verdict accuracy over the seeds, field by field.
@@ -87,6 +91,11 @@ impl RunAggregate {
                         fs.iter().map(|f| f.verdicts.congestion as f64),
                     ),
                     unverified: fs.iter().filter(|f| !f.verified).count(),
+                    unfinished: fs.iter().filter(|f| f.outcome.is_unfinished()).count(),
+                    receiver_closed: fs
+                        .iter()
+                        .filter(|f| f.outcome == Outcome::ReceiverClosed)
+                        .count(),
                 }
             })
             .collect();
@@ -122,6 +131,8 @@ impl RunAggregate {
             "random",
             "congestion",
             "unverified",
+            "unfinished",
+            "rcv closed",
         ]);
         let show = |e: &Option<Estimate>, scale: f64, digits: usize| {
             e.map(|e| e.display(scale, digits))
@@ -139,6 +150,8 @@ impl RunAggregate {
                 show(&f.verdicts_random, 1.0, 1),
                 show(&f.verdicts_congestion, 1.0, 1),
                 f.unverified.to_string(),
+                f.unfinished.to_string(),
+                f.receiver_closed.to_string(),
             ]);
         }
         t

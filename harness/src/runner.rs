@@ -115,7 +115,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        s.set_controller(&"tcp-cubic".parse().unwrap());
+        s.set_tested_controller(&"tcp-cubic".parse().unwrap());
         let e = run(&s, LinkKind::Sim).unwrap_err().to_string();
         assert!(e.contains("tcp-cubic runs only with --link netns"), "{e}");
     }

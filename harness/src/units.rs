@@ -18,7 +18,8 @@ pub const QUIC_MIN_DATAGRAM: u64 = 1200;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Bytes(pub u64);
 
-/// A rate in bits per second. Parsed from `100Mbit`, `1.5Mbit`, `2Mbps`, `10kbit`, `1Gbit`, `9600bit`.
+/// A rate in bits per second. Parsed from bit units (`100Mbit`, `1.5Mbit`, `2Mbps`, `10kbit`,
+/// `1Gbit`, `9600bit`) and byte units (`2.5MBps` is 20 Mbit/s); a number needs its unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct BitRate(pub u64);
 
@@ -49,7 +50,9 @@ impl Quantity {
 
     fn units(self) -> &'static str {
         match self {
-            Quantity::Rate => "bit, kbit, Mbit, Gbit, bps, kbps, Mbps, Gbps",
+            Quantity::Rate => {
+                "bit, kbit, Mbit, Gbit, bps, kbps, Mbps, Gbps (bits), Bps, kBps, MBps, GBps (bytes)"
+            }
             Quantity::Size => "B, KB, MB, GB, KiB, MiB, GiB",
             Quantity::Duration => "ns, us, ms, s, min",
         }
@@ -74,7 +77,7 @@ pub enum UnitProblem {
     UnknownUnit(String),
     /// A size written with a lower-case `b`, which conventionally means bits.
     LooksLikeBits(String),
-    /// A duration without a unit.
+    /// A duration or a rate without a unit.
     MissingUnit,
     /// The value is finer than the smallest unit (e.g. `1.5bit`).
     Fractional,
@@ -124,7 +127,12 @@ impl UnitError {
                 q.examples()
             ),
             UnitProblem::MissingUnit => {
-                format!("a duration needs a unit ({}), {}", q.units(), q.examples())
+                format!(
+                    "a {} needs a unit ({}), {}",
+                    q.noun(),
+                    q.units(),
+                    q.examples()
+                )
             }
             UnitProblem::Fractional => format!("a {} must be {}", q.noun(), q.whole()),
             UnitProblem::Overflow => match q {
@@ -236,19 +244,41 @@ fn scale(number: &Decimal<'_>, mul: u128, text: &str, q: Quantity) -> Result<u64
 impl FromStr for BitRate {
     type Err = UnitError;
 
-    /// `100Mbit`, `1.5Mbit`, `2Mbps`, `9600` (bit/s); units are case-insensitive, k/M/G = 10^3/6/9.
+    /// `100Mbit`, `1.5Mbit`, `2Mbps` (bits), `2.5MBps` (bytes, x8); k/M/G = 10^3/6/9. A bare
+    /// number is refused, as a bit/s it was once read as made 10 bit/s of a mistyped 10Mbit.
     fn from_str(text: &str) -> Result<Self, UnitError> {
         let q = Quantity::Rate;
         let (number, unit) = split_number(text, q)?;
-        let mul: u128 = match unit.to_ascii_lowercase().as_str() {
-            "" | "bit" | "bps" => 1,
-            "kbit" | "kbps" => 1_000,
-            "mbit" | "mbps" => 1_000_000,
-            "gbit" | "gbps" => 1_000_000_000,
-            _ => return Err(unknown_unit(q, text, unit)),
-        };
+        if unit.is_empty() {
+            return Err(UnitError::new(q, text, UnitProblem::MissingUnit));
+        }
+        let mul = rate_unit(unit).ok_or_else(|| unknown_unit(q, text, unit))?;
         scale(&number, mul, text, q).map(BitRate)
     }
+}
+
+/// Bit/s per `unit`. Bits: `bit` in any case, or `bps` with a lower-case `b`. Bytes: `Bps`
+/// with an upper-case `B`, the convention sizes follow too (`MB` against `Mb`), times 8. The
+/// prefix (none, k, M, G) is case-insensitive.
+fn rate_unit(unit: &str) -> Option<u128> {
+    let lower = unit.to_ascii_lowercase();
+    let (prefix, per_unit) = if let Some(p) = lower.strip_suffix("bit") {
+        (p, 1)
+    } else if let Some(p) = unit.strip_suffix("bps") {
+        (p, 1)
+    } else if let Some(p) = unit.strip_suffix("Bps") {
+        (p, 8)
+    } else {
+        return None;
+    };
+    let prefix: u128 = match prefix.to_ascii_lowercase().as_str() {
+        "" => 1,
+        "k" => 1_000,
+        "m" => 1_000_000,
+        "g" => 1_000_000_000,
+        _ => return None,
+    };
+    Some(prefix * per_unit)
 }
 
 impl FromStr for Bytes {
@@ -408,11 +438,15 @@ mod tests {
         assert_eq!(rate("2.5gbps"), 2_500_000_000);
         assert_eq!(rate("9600bit"), 9600);
         assert_eq!(rate("9600bps"), 9600);
-        assert_eq!(rate("9600"), 9600);
+        assert_eq!(rate("2.5MBps"), 20_000_000);
+        assert_eq!(rate("1Bps"), 8);
+        assert_eq!(rate("3kBps"), 24_000);
+        assert_eq!(rate("1GBps"), 8_000_000_000);
+        assert_eq!(rate("10Mbps"), 10_000_000);
         assert_eq!(rate(" 100 Mbit "), 100_000_000);
         assert_eq!(rate(".5Mbit"), 500_000);
         assert_eq!(rate("0bit"), 0);
-        assert_eq!(rate("18446744073709551615"), u64::MAX);
+        assert_eq!(rate("18446744073709551615bit"), u64::MAX);
     }
 
     #[test]
@@ -467,10 +501,22 @@ mod tests {
         assert!(rate_err("   ").contains("it is empty"));
         assert_eq!(
             rate_err("5Tbit"),
-            "bad rate \"5Tbit\": unknown unit \"Tbit\"; expected one of: bit, kbit, Mbit, Gbit, bps, kbps, Mbps, Gbps"
+            "bad rate \"5Tbit\": unknown unit \"Tbit\"; expected one of: bit, kbit, Mbit, Gbit, \
+             bps, kbps, Mbps, Gbps (bits), Bps, kBps, MBps, GBps (bytes)"
         );
         assert!(rate_err("1.5bit").contains("whole number of bit/s"));
-        assert!(rate_err("18446744073709551616").contains("too large"));
+        assert!(rate_err("18446744073709551616bit").contains("too large"));
+        // A bare number was once read as bit/s: `--vary rate=10,20` ran 10 bit/s links.
+        assert_eq!(
+            rate_err("10"),
+            "bad rate \"10\": a rate needs a unit (bit, kbit, Mbit, Gbit, bps, kbps, Mbps, Gbps \
+             (bits), Bps, kBps, MBps, GBps (bytes)), such as 100Mbit, 1.5Mbit or 2Mbps"
+        );
+        assert!(
+            rate_err("2MBPS").contains("unknown unit"),
+            "{}",
+            rate_err("2MBPS")
+        );
         assert!(rate_err("99999999999Gbit").contains("too large"));
         assert!(rate_err("NaN").contains("expected a number with a unit"));
         assert!(rate_err("inf").contains("expected a number with a unit"));

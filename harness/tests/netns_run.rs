@@ -1,7 +1,7 @@
 //! The netns runner on this machine's kernel: real transfers through shaped links, clean-up after
 //! failures, panics and signals, concurrent runs, kernel TCP peers, and agreement with the
-//! simulator. They need root (CI runs as root): built by another user they show as ignored, and
-//! run anyway (`--ignored`) without root each says so and passes.
+//! simulator. They need root (CI runs as root): built by another user they show as ignored;
+//! built as root but run by another user, each fails saying so (`serial`).
 //!
 //! One binary, one lock: the runs share the machine's CPUs and the namespace list.
 
@@ -585,6 +585,11 @@ fn the_recorded_lte_scenario_runs_in_namespaces() {
     let s = match Scenario::from_file(&path, &sets) {
         Ok(s) => s,
         Err(e) if e.to_string().contains("cannot read trace file") => {
+            // CI keeps the traces beside the repository: a skip there would hide a lost test.
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "CI=true, yet the recorded traces are absent ({e}); put them in ../shared/traces/"
+            );
             eprintln!("SKIPPED: the recorded LTE traces are absent ({e})");
             return;
         }

@@ -2,7 +2,7 @@
 //! holds the repository's `scenarios/`.
 //!
 //! `cargo run ... -p quinn-discern-harness --` runs the `discern` binary of this build and
-//! `cargo run -p quinn-discern --example drop_in` the example binary that `cargo test --workspace`
+//! `cargo run --release -p quinn-discern --example drop_in` the example binary that `cargo test --workspace`
 //! built beside it, so that the test builds nothing itself. A command this test does not know is a
 //! failure: a new README command needs a line here.
 
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 const COMMAND_DEADLINE: Duration = Duration::from_secs(120);
 
 const HARNESS: &str = "cargo run --release -p quinn-discern-harness --";
-const DROP_IN: &str = "cargo run -p quinn-discern --example drop_in --";
+const DROP_IN: &str = "cargo run --release -p quinn-discern --example drop_in --";
 const BUILT_BINARY: &str = "sudo target/release/discern";
 
 /// Commands that are not run, and why.

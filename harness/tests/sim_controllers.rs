@@ -29,7 +29,7 @@ fn unknown_controllers_stop_at_loading_and_kernel_tcp_at_the_simulator() {
     let e = FlowController::parse("no-such-controller").unwrap_err();
     assert!(e.to_string().contains("no-such-controller"), "{e}");
     let mut s = lossy("newreno");
-    s.set_controller(&"tcp-cubic".parse().unwrap());
+    s.set_tested_controller(&"tcp-cubic".parse().unwrap());
     let err = sim::run(&s).unwrap_err();
     assert!(
         matches!(err, SimError::Transport(TransportError::KernelTcp(_))),

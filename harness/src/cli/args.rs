@@ -39,6 +39,9 @@ pub enum Command {
     Plot(PlotArgs),
     /// List the controllers (with parameters) and the scenarios in ./scenarios/.
     List,
+    /// Print the scenario format's reference: every key, its unit, whether it is required, its
+    /// default and its meaning.
+    Keys,
     /// Remove the network namespaces (and with them the links, TUN devices and qdiscs) that
     /// killed `--link netns` runs left behind (root).
     Clean(CleanArgs),
@@ -137,7 +140,9 @@ pub struct RunArgs {
     /// Output folder [default: out/SCENARIO_NAME/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Run every flow with this controller, e.g. `modified-sack:tolerance=0.02`.
+    /// Run flow 0 (the scenario's first `[[flow]]` table, every copy of its count) with this
+    /// controller, e.g. `modified-sack:tolerance=0.02`; the other flows keep theirs. Other
+    /// flows: `--set flow.N.controller=ID`, every flow: `--set 'flow.*.controller=ID'`.
     #[arg(long, value_name = "ID")]
     pub controller: Option<String>,
     /// Repeat the run on seeds SEED .. SEED+N-1 (SEED is the scenario's `seed`): each seed's
@@ -148,6 +153,11 @@ pub struct RunArgs {
     /// Runs at once with --runs [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Exit 0 even when a flow with a size did not finish its transfer before the run ended
+    /// (outcome `incomplete`) or never completed its handshake (`no_handshake`). Without it
+    /// such a run is an error, after its outputs are written.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 #[derive(Debug, Args)]
@@ -156,12 +166,15 @@ pub struct SweepArgs {
     pub common: Common,
     /// A scenario key and its values, e.g. `--vary link.bottleneck.loss.rate=0.001,0.01,0.1`.
     /// Repeatable: every combination runs. The first one is the x axis of the goodput plot.
-    /// A sweep needs --vary or --runs N (N >= 2).
+    /// A sweep needs --vary, --runs N (N >= 2) or two controllers or more.
     #[arg(long, value_name = "K=V1,V2,...")]
     pub vary: Vec<Vary>,
     /// Controllers to compare, comma-separated, e.g. `newreno,modified-sack:tolerance=0.02`
-    /// (a piece `param=value` continues the id before it). Repeatable. Without it, each run
-    /// keeps the scenario's own controllers.
+    /// (a piece `param=value` continues the id before it). Repeatable. Each sets flow 0's
+    /// controller (the scenario's first `[[flow]]` table, every copy of its count); the other
+    /// flows keep theirs. To vary another flow: `--vary flow.N.controller=ID1,ID2`; every flow
+    /// at once: `--vary 'flow.*.controller=ID1,ID2'`. Without it, each run keeps the scenario's
+    /// own controllers.
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,
     /// Output folder [default: out/SCENARIO_NAME-sweep/]; each run's outputs go to

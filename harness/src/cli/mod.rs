@@ -101,6 +101,10 @@ fn dispatch(cli: Cli, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::merge_cmd(args),
         Command::Plot(args) => plot::plot_cmd(&args),
         Command::List => list::list(Path::new("scenarios")),
+        Command::Keys => {
+            out!("{}", crate::scenario::key_reference())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Clean(args) => clean::clean(&args),
     }
 }

@@ -19,7 +19,7 @@ pub(super) fn run(args: RunArgs, runner: &QlogRunner<'_>) -> anyhow::Result<Exit
     let mut scenario = load(&path, &sets)?;
     let chosen = args.controller.as_deref().map(controller).transpose()?;
     if let Some(c) = &chosen {
-        scenario.set_controller(c);
+        scenario.set_tested_controller(c);
     }
     let dir = args
         .out
@@ -64,6 +64,14 @@ pub(super) fn run(args: RunArgs, runner: &QlogRunner<'_>) -> anyhow::Result<Exit
             unverified.join(", ")
         );
     }
+    let unfinished = table::unfinished(&out.summary);
+    if !unfinished.is_empty() && !args.allow_incomplete {
+        bail!(
+            "{} did not finish its transfer (see above); pass --allow-incomplete to accept \
+             that and exit 0",
+            unfinished.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -90,7 +98,7 @@ fn run_repeated(
         all.extend(overrides(&[format!("seed={seed}")])?);
         let mut s = load(from.path, &all)?;
         if let Some(c) = from.controller {
-            s.set_controller(c);
+            s.set_tested_controller(c);
         }
         jobs.push((seed, s));
     }
@@ -122,6 +130,13 @@ fn run_repeated(
     }
     if !aggregate.failed.is_empty() {
         bail!("{} of {} runs failed", aggregate.failed.len(), seeds.len());
+    }
+    let unfinished: usize = aggregate.flows.iter().map(|f| f.unfinished).sum();
+    if unfinished > 0 && !args.allow_incomplete {
+        bail!(
+            "{unfinished} flow run(s) did not finish their transfer (incomplete or no handshake); \
+             pass --allow-incomplete to accept that and exit 0"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -18,8 +18,8 @@ use crate::sweep;
 pub(super) fn sweep_cmd(args: SweepArgs, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
     let path = resolve(&args.common.scenario);
     let sets = overrides(&args.common.set)?;
-    check_args(&args)?;
     let controllers = controllers(&args)?;
+    check_args(&args, controllers.len())?;
     let base = load(&path, &sets)?;
     let repeated = args.runs > 1 || args.baseline.is_some();
     // One run per combination keeps each scenario's seed (and `--vary seed=...`).
@@ -77,15 +77,19 @@ pub(super) fn sweep_cmd(args: SweepArgs, runner: &QlogRunner<'_>) -> anyhow::Res
     finish_sweep(&dir, &spec, &records)
 }
 
-/// The options that contradict each other or leave nothing to sweep.
-fn check_args(args: &SweepArgs) -> anyhow::Result<()> {
+/// The options that contradict each other or leave nothing to sweep (given `controllers`
+/// resolved from `--controller`).
+fn check_args(args: &SweepArgs, controllers: usize) -> anyhow::Result<()> {
     for (i, v) in args.vary.iter().enumerate() {
         if args.vary[..i].iter().any(|w| w.key == v.key) {
             bail!("--vary `{}` is given twice", v.key);
         }
     }
-    if args.vary.is_empty() && args.runs < 2 {
-        bail!("a sweep needs --vary KEY=V1,V2,... or --runs N (N >= 2)");
+    if args.vary.is_empty() && args.runs < 2 && controllers < 2 {
+        bail!(
+            "a sweep needs --vary KEY=V1,V2,..., --runs N (N >= 2) or --controller with two \
+             ids or more; for one run, use `discern run`"
+        );
     }
     if args.runs > 1 && args.vary.iter().any(|v| v.key == "seed") {
         bail!("--vary seed=... and --runs both choose the seeds: use one (--runs N runs SEED .. SEED+N-1)");
@@ -125,10 +129,10 @@ fn scenarios(
     let mut jobs = Vec::with_capacity(points.len());
     for p in points {
         let mut all = sets.to_vec();
-        all.extend(overrides(&p.overrides())?);
+        all.extend(p.overrides());
         let mut s = load(path, &all)?;
         if let Some(c) = &p.controller {
-            s.set_controller(c);
+            s.set_tested_controller(c);
         }
         jobs.push((p, s));
     }
@@ -187,7 +191,8 @@ fn shard_done(
     })
 }
 
-/// Writes and prints a whole sweep's tables and plot; fails when a run failed.
+/// Writes and prints a whole sweep's tables and plot; fails when a run failed or a flow
+/// delivered nothing.
 pub(super) fn finish_sweep(
     dir: &Path,
     spec: &sweep::outputs::Spec,
@@ -212,5 +217,24 @@ pub(super) fn finish_sweep(
             written.runs
         );
     }
+    let empty = empty_runs(records);
+    if !empty.is_empty() {
+        bail!(
+            "in run(s) {} a flow delivered nothing (its outcome is in the run's summary.json): \
+             check the path's rate, loss and duration",
+            empty.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The runs in which some flow delivered no byte: never a result a sweep can report as one.
+/// Flows cut short by the run's end with some bytes delivered are counted in the `unfinished`
+/// column instead, since a sweep may mean to cut them.
+fn empty_runs(records: &[sweep::Record]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| matches!(&r.result, Ok(a) if a.delivered_nothing > 0))
+        .map(|r| r.point.index.to_string())
+        .collect()
 }

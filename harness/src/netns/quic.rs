@@ -114,7 +114,12 @@ pub async fn run(flow: QuicFlow, epoch: Instant, deadline: Instant) -> anyhow::R
             start: ends.start,
             end: end.saturating_duration_since(epoch),
             completed: received.completed_at.is_some(),
+            // The sender connected before it sent: a failed handshake ends the run with an error.
+            handshake: true,
+            asked: ends.bytes,
             delivered: ends.delivered.load(Ordering::Relaxed),
+            // The receiver counts a chunk only once it has checked it.
+            checked: ends.delivered.load(Ordering::Relaxed),
             packets_delivered: received.packets,
             verified: received.verified,
             sender: SenderCounts::of_quinn(&stats),

@@ -221,7 +221,12 @@ impl TcpFlow {
                 start: self.start,
                 end: end.saturating_duration_since(epoch),
                 completed: received.completed_at.is_some(),
+                // The sender connected before it sent: a failed handshake ends the run with an error.
+                handshake: true,
+                asked: self.bytes,
                 delivered: shared.delivered.load(Ordering::Relaxed),
+                // The receiver counts a chunk only once it has checked it.
+                checked: shared.delivered.load(Ordering::Relaxed),
                 packets_delivered: received.segments,
                 verified: received.verified,
                 sender: SenderCounts {

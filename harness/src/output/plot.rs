@@ -300,7 +300,9 @@ fn fmt_ms(width_s: f64) -> String {
     }
 }
 
-/// Bin width for a run of `end_s` seconds: 100 ms, widened (1-2-5 steps) to keep at most 300 bins.
+/// Bin width for a run of `end_s` seconds: 100 ms, widened (1-2-5 steps) to keep at most 300
+/// bins, or narrowed (5-2-1 steps, down to 1 ms) to draw at least `MIN_BINS`: a 40 ms transfer
+/// in one 100 ms bin would be a flat line at 40 % of its rate.
 pub fn bin_width(end_s: f64) -> f64 {
     let mut w = 0.1;
     let steps = [2.0, 2.5, 2.0];
@@ -309,8 +311,17 @@ pub fn bin_width(end_s: f64) -> f64 {
         w *= steps[i % 3];
         i += 1;
     }
+    let narrower = [2.0, 2.5, 2.0];
+    let mut i = 0;
+    while end_s / w < MIN_BINS && w > 0.001 + 1e-12 {
+        w /= narrower[i % 3];
+        i += 1;
+    }
     w
 }
+
+/// The fewest bins a throughput plot draws, where 1 ms bins allow it.
+const MIN_BINS: f64 = 20.0;
 
 /// Throughput of one flow in consecutive bins `[k*w, (k+1)*w)` up to `end_s`, from the cumulative
 /// `delivered_bytes` (a step function: the latest sample at or before a time). Returns
@@ -416,6 +427,18 @@ mod tests {
     #[test]
     fn bin_width_grows_for_long_runs() {
         assert_eq!(bin_width(10.0), 0.1);
+        // The drop_in example's 40 ms transfer: 2 ms bins, not one flat 100 ms bin.
+        assert!(
+            (bin_width(0.04) - 0.002).abs() < 1e-12,
+            "{}",
+            bin_width(0.04)
+        );
+        assert!((bin_width(1.0) - 0.05).abs() < 1e-12, "{}", bin_width(1.0));
+        assert!(
+            (bin_width(0.001) - 0.001).abs() < 1e-12,
+            "{}",
+            bin_width(0.001)
+        );
         assert_eq!(bin_width(30.0), 0.1);
         assert!((bin_width(100.0) - 0.5).abs() < 1e-12);
         assert!(1000.0 / bin_width(1000.0) <= 300.0);

@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::report::Summary;
+use crate::report::{FlowSummary, Outcome, Summary};
+use crate::units::Bytes;
 
 /// A table of strings: numeric-looking cells are right-aligned, others left-aligned.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -96,6 +97,7 @@ pub fn run_table(summary: &Summary) -> TextTable {
         "random",
         "congestion",
         "verified",
+        "outcome",
     ]);
     for f in &summary.flows {
         t.push(vec![
@@ -107,10 +109,34 @@ pub fn run_table(summary: &Summary) -> TextTable {
             f.congestion_events.to_string(),
             f.verdicts.random.to_string(),
             f.verdicts.congestion.to_string(),
-            if f.verified { "yes" } else { "NO" }.to_string(),
+            verified_cell(f).to_string(),
+            f.outcome.name().to_string(),
         ]);
     }
     t
+}
+
+/// One controller's (or every controller's) verdicts against the true cause of each loss.
+fn accuracy_text(a: &crate::report::VerdictAccuracy) -> String {
+    format!(
+        "random loss called random {}, called congestion {}; congestion loss called congestion \
+         {}, called random {}; spurious {}",
+        a.random_as_random,
+        a.random_as_congestion,
+        a.congestion_as_congestion,
+        a.congestion_as_random,
+        a.spurious
+    )
+}
+
+/// `yes` when every delivered byte was checked and there was at least one; `none` when nothing
+/// arrived to check, since a check of no bytes shows nothing.
+fn verified_cell(f: &FlowSummary) -> &'static str {
+    match (f.verified, f.bytes_verified) {
+        (false, _) => "NO",
+        (true, 0) => "none",
+        (true, _) => "yes",
+    }
 }
 
 /// The run-wide lines printed under the flow table: link, duration, drops, verdict accuracy.
@@ -122,6 +148,17 @@ pub fn run_footer(summary: &Summary) -> String {
     if let Some(d) = summary.drops {
         let _ = writeln!(s, "drops: {} queue, {} channel", d.queue, d.channel);
     }
+    let delivered: u64 = summary.flows.iter().map(|f| f.bytes_delivered).sum();
+    let checked: u64 = summary.flows.iter().map(|f| f.bytes_verified).sum();
+    let _ = writeln!(
+        s,
+        "verified: {checked} of {delivered} delivered bytes checked against the bytes sent{}",
+        if summary.flows.iter().all(|f| f.verified) {
+            ""
+        } else {
+            "; some DIFFERED"
+        }
+    );
     flow_notes(summary, &mut s);
     for l in &summary.links {
         let mut parts = Vec::new();
@@ -150,17 +187,21 @@ pub fn run_footer(summary: &Summary) -> String {
         }
     }
     if let Some(a) = summary.verdict_accuracy {
-        let _ = writeln!(
-            s,
-            "verdicts vs ground truth: random loss called random {}, called congestion {}; \
-             congestion loss called congestion {}, called random {}; spurious {}",
-            a.random_as_random,
-            a.random_as_congestion,
-            a.congestion_as_congestion,
-            a.congestion_as_random,
-            a.spurious
-        );
+        let _ = writeln!(s, "verdicts vs ground truth: {}", accuracy_text(&a));
     }
+    if summary.flows.len() > 1 {
+        for f in &summary.flows {
+            if let Some(a) = &f.verdict_accuracy {
+                let _ = writeln!(s, "  flow {}: {}", f.flow, accuracy_text(a));
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "legend: lost = packets the sender declared lost; cong. events = the loss or ECN events \
+         quinn told the controller of (the losses of one recovery period count once); random, \
+         congestion = the controller's verdicts on them"
+    );
     let limited: Vec<String> = summary
         .flows
         .iter()
@@ -183,6 +224,9 @@ pub fn run_footer(summary: &Summary) -> String {
 /// recovered the ACK delay it encoded.
 fn flow_notes(summary: &Summary, s: &mut String) {
     for f in &summary.flows {
+        if let Some(line) = outcome_note(f, summary.duration_s) {
+            let _ = writeln!(s, "flow {}: {line}", f.flow);
+        }
         if let Some(why) = &f.receiver_closed {
             let _ = writeln!(
                 s,
@@ -207,6 +251,37 @@ fn flow_notes(summary: &Summary, s: &mut String) {
             );
         }
     }
+}
+
+/// What a flow that did not do what it was meant to did instead, in a run of `duration_s`.
+fn outcome_note(f: &FlowSummary, duration_s: f64) -> Option<String> {
+    match f.outcome {
+        Outcome::Completed | Outcome::Unbounded | Outcome::ReceiverClosed => None,
+        Outcome::NoHandshake => Some(format!(
+            "NO HANDSHAKE: the connection never completed its handshake in the run's {duration_s:.3} \
+             s, so no byte was sent"
+        )),
+        Outcome::Incomplete => Some(match f.bytes_asked {
+            Some(asked) => format!(
+                "INCOMPLETE: {} of {} delivered ({:.1} %) when the run ended at {duration_s:.3} s",
+                Bytes(f.bytes_delivered),
+                Bytes(asked),
+                100.0 * f.bytes_delivered as f64 / asked.max(1) as f64
+            ),
+            None => format!("INCOMPLETE: nothing delivered in the run's {duration_s:.3} s"),
+        }),
+    }
+}
+
+/// The flows that did not finish what they were meant to (`incomplete`, `no_handshake`), for
+/// the line `run` fails with.
+pub fn unfinished(summary: &Summary) -> Vec<String> {
+    summary
+        .flows
+        .iter()
+        .filter(|f| f.outcome.is_unfinished())
+        .map(|f| format!("flow {} {}", f.flow, f.outcome.name()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -246,7 +321,8 @@ mod tests {
     }
 
     const SUMMARY: &str = r#"{"scenario":"s","link":{"kind":"sim","engine":"e"},"duration_s":1.0,
-        "seed":1,"flows":[{"flow":0,"controller":"newreno","bytes_delivered":1,
+        "seed":1,"flows":[{"flow":0,"controller":"newreno","outcome":"unbounded",
+        "bytes_delivered":1,"bytes_verified":1,
         "packets_delivered":1,"goodput_bps":8.0,"start_s":0.0,"completion_time_s":null,
         "lost_packets":0,"congestion_events":0,"verdicts":{"random":0,"congestion":0},
         "verified":true,"flow_control_limited":false}],"links":[],"drops":null,

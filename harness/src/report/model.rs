@@ -78,8 +78,15 @@ pub struct FlowSummary {
     /// Index of the flow after `count` expansion, in scenario order.
     pub flow: usize,
     pub controller: String,
-    /// Application bytes received, verified against what was sent.
+    /// How the flow ended: the one figure that says whether it did what it was meant to.
+    pub outcome: Outcome,
+    /// The transfer's size, `None` for a flow that sends until the run ends.
+    #[serde(default)]
+    pub bytes_asked: Option<u64>,
+    /// Application bytes received.
     pub bytes_delivered: u64,
+    /// Of `bytes_delivered`, those checked against the bytes sent at their offset.
+    pub bytes_verified: u64,
     /// Datagrams carrying this flow's data that reached the receiver.
     pub packets_delivered: u64,
     /// `bytes_delivered * 8 / (end - start)` where end is completion or the end of the run.
@@ -92,7 +99,13 @@ pub struct FlowSummary {
     /// Congestion events the sender's controller was told of (quinn's count).
     pub congestion_events: u64,
     pub verdicts: Verdicts,
-    /// True when every received byte matched the sent byte at its offset.
+    /// `sim` only: this flow's verdicts scored against the simulator's ground truth (the
+    /// summary's `verdict_accuracy` is every flow's together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_accuracy: Option<VerdictAccuracy>,
+    /// True when every received byte was checked and matched the sent byte at its offset. It
+    /// says nothing of how many bytes that was (`bytes_verified`), nor whether the transfer
+    /// finished (`outcome`).
     pub verified: bool,
     /// True if flow control, rather than the congestion controller, limited the sender.
     pub flow_control_limited: bool,
@@ -110,6 +123,65 @@ pub struct FlowSummary {
     /// encoded in each frame against the one the sender recovered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_acks: Option<ReceiverAcks>,
+}
+
+/// How a flow ended. Only `completed` and `unbounded` are a flow that did what it was meant to;
+/// a flow that delivered nothing is never either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every byte of a sized transfer arrived.
+    Completed,
+    /// A flow without a size that delivered data until the run ended.
+    Unbounded,
+    /// The handshake completed, but a sized transfer did not finish before the run ended
+    /// (`bytes_delivered` of `bytes_asked`), or a flow without a size delivered nothing.
+    Incomplete,
+    /// The handshake never completed: no byte could be sent.
+    NoHandshake,
+    /// The receiver closed the connection before the flow ended (`receiver_closed` says why).
+    ReceiverClosed,
+}
+
+impl Outcome {
+    /// The outcome of a flow that asked for `asked` bytes (`None`: until the run ends).
+    pub fn of(
+        handshake: bool,
+        completed: bool,
+        closed: bool,
+        delivered: u64,
+        asked: Option<u64>,
+    ) -> Self {
+        match () {
+            _ if closed => Outcome::ReceiverClosed,
+            _ if completed && delivered > 0 => Outcome::Completed,
+            _ if !handshake => Outcome::NoHandshake,
+            _ if asked.is_none() && delivered > 0 => Outcome::Unbounded,
+            _ => Outcome::Incomplete,
+        }
+    }
+
+    /// The flow did what it was meant to: finished its transfer, or ran until the end.
+    pub fn is_success(self) -> bool {
+        matches!(self, Outcome::Completed | Outcome::Unbounded)
+    }
+
+    /// A transfer that did not finish for want of a path, rather than a receiver's close:
+    /// `incomplete` or `no_handshake`.
+    pub fn is_unfinished(self) -> bool {
+        matches!(self, Outcome::Incomplete | Outcome::NoHandshake)
+    }
+
+    /// The name `summary.json` and the tables give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Unbounded => "unbounded",
+            Outcome::Incomplete => "incomplete",
+            Outcome::NoHandshake => "no_handshake",
+            Outcome::ReceiverClosed => "receiver_closed",
+        }
+    }
 }
 
 /// A foreign receiver's own report of its ACK frames, and the sender's recovered ACK delay

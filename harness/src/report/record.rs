@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{FlowQueue, FlowSeries, FlowSummary, Sample, Verdicts};
+use super::{FlowQueue, FlowSeries, FlowSummary, Outcome, Sample, Verdicts};
 use crate::capture::{CwndEvent, Verdict};
 
 /// How often a runner reads every active flow's sender, besides its controller's events.
@@ -49,8 +49,14 @@ pub struct FlowOutcome {
     /// Since the run's start: when the last byte arrived, or when the flow was stopped.
     pub end: Duration,
     pub completed: bool,
-    /// Application bytes received and checked.
+    /// The sender's handshake completed.
+    pub handshake: bool,
+    /// The transfer's size; `None` for a flow that sends until the run ends.
+    pub asked: Option<u64>,
+    /// Application bytes received.
     pub delivered: u64,
+    /// Of `delivered`, those checked against the bytes sent.
+    pub checked: u64,
     pub packets_delivered: u64,
     pub verified: bool,
     pub sender: SenderCounts,
@@ -69,7 +75,16 @@ impl FlowOutcome {
         FlowSummary {
             flow: self.index,
             controller: self.controller.clone(),
+            outcome: Outcome::of(
+                self.handshake,
+                self.completed,
+                self.receiver_closed.is_some(),
+                self.delivered,
+                self.asked,
+            ),
+            bytes_asked: self.asked,
             bytes_delivered: self.delivered,
+            bytes_verified: self.checked,
             packets_delivered: self.packets_delivered,
             goodput_bps: if nanos > 0 {
                 self.delivered as f64 * 8.0 * 1e9 / nanos as f64
@@ -81,6 +96,8 @@ impl FlowOutcome {
             lost_packets: self.sender.lost_packets,
             congestion_events: self.sender.congestion_events,
             verdicts,
+            // The runner that knows the truth adds it (the simulator).
+            verdict_accuracy: None,
             verified: self.verified,
             flow_control_limited: self.sender.flow_control_limited,
             queue: self.queue,

@@ -20,9 +20,10 @@ pub enum ScenarioError {
         column: usize,
         message: String,
     },
-    /// A problem caused by a command-line override.
-    #[error("--set {key}={value}: {message}")]
+    /// A problem caused by a command-line override (`--set`, or a value of `--vary`).
+    #[error("{flag} {key}={value}: {message}")]
     Override {
+        flag: &'static str,
         key: String,
         value: String,
         message: String,
@@ -84,11 +85,12 @@ impl Diag {
                 message: self.message,
             },
             At::Override(i) => {
-                let (key, value) = overrides
+                let (flag, key, value) = overrides
                     .get(i)
-                    .map(|o| (o.key.clone(), o.value.clone()))
-                    .unwrap_or_default();
+                    .map(|o| (o.flag, o.key.clone(), o.value.clone()))
+                    .unwrap_or(("--set", String::new(), String::new()));
                 ScenarioError::Override {
+                    flag,
                     key,
                     value,
                     message: self.message,

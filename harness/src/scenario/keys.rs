@@ -38,6 +38,8 @@ pub(crate) struct Key {
     pub doc: &'static str,
     /// Whether an override (`--set`) may name it.
     pub settable: bool,
+    /// Whether its table (or, for a model's keys, its model) must have it.
+    pub required: bool,
 }
 
 const fn key(name: &'static str, holds: Holds, doc: &'static str) -> Key {
@@ -46,6 +48,15 @@ const fn key(name: &'static str, holds: Holds, doc: &'static str) -> Key {
         holds,
         doc,
         settable: false,
+        required: false,
+    }
+}
+
+/// `k`, which its table (or its model) must have.
+const fn required(k: Key) -> Key {
+    Key {
+        required: true,
+        ..k
     }
 }
 
@@ -65,52 +76,60 @@ pub(crate) struct Variant {
 use Holds::*;
 
 pub(crate) const TOP: &[Key] = &[
-    settable("name", Text, "the scenario's name, e.g. \"errors-only\""),
-    settable(
+    required(settable(
+        "name",
+        Text,
+        "the scenario's name, e.g. \"errors-only\"",
+    )),
+    required(settable(
         "description",
         Text,
         "one line saying what the scenario shows",
-    ),
-    settable("duration", Duration, "how long flows send, e.g. \"100s\""),
+    )),
+    required(settable(
+        "duration",
+        Duration,
+        "how long flows send, e.g. \"100s\"",
+    )),
     settable(
         "seed",
         Integer,
         "the seed of every random choice, 1 if left out",
     ),
     settable("mtu", Integer, "the IP MTU in bytes, 1500 if left out"),
-    key(
+    required(key(
         "link",
         Tables,
         "at least one [[link]] table with name, rate, delay and queue",
-    ),
-    key(
+    )),
+    required(key(
         "flow",
         Tables,
         "at least one [[flow]] table with controller and path",
-    ),
+    )),
 ];
 
 pub(crate) const LINK: &[Key] = &[
-    key(
+    required(key(
         "name",
         Text,
         "a unique name that flows' paths refer to, e.g. \"bottleneck\"",
-    ),
-    settable(
+    )),
+    required(settable(
         "rate",
         Rate,
         "the link's rate, e.g. \"100Mbit\", or a capacity trace, e.g. { trace = \"lte.down\" }",
-    ),
-    settable(
+    )),
+    required(settable(
         "delay",
         Duration,
         "one-way propagation delay, e.g. \"50ms\", or \"0s\"",
-    ),
-    settable(
+    )),
+    required(settable(
         "queue",
         Queue,
         "the queue limit in packets, e.g. 50, or { limit = 1000, codel = { target = \"5ms\", interval = \"100ms\" } }",
-    ),
+    )),
     settable("loss", LossModel, "packet loss on the way out, none if left out"),
     settable(
         "reverse_loss",
@@ -136,12 +155,16 @@ pub(crate) const LINK: &[Key] = &[
 ];
 
 pub(crate) const FLOW: &[Key] = &[
-    settable("controller", Text, "a controller id, e.g. \"composite\""),
-    settable(
+    required(settable(
+        "controller",
+        Text,
+        "a controller id, e.g. \"composite\"",
+    )),
+    required(settable(
         "path",
         Path,
         "the links the flow crosses, sender to receiver, e.g. [\"bottleneck\"]",
-    ),
+    )),
     settable("start", Duration, "when the flow starts, 0s if left out"),
     settable(
         "bytes",
@@ -169,18 +192,28 @@ pub(crate) const FLOW: &[Key] = &[
         Text,
         "the receiving stack, \"quinn\" (the default) or \"s2n-quic\" (namespaces only)",
     ),
+    settable(
+        "under_test",
+        Bool,
+        "whether the CLI's --controller sets this flow's controller; if no flow says true, \
+         flow 0 alone is under test",
+    ),
 ];
 
 /// A capacity trace in place of a link's rate.
-pub(crate) const TRACE: &[Key] = &[key(
+pub(crate) const TRACE: &[Key] = &[required(key(
     "trace",
     Text,
     "a mahimahi trace file, relative to the scenario file, e.g. \"lte.down\"",
-)];
+))];
 
 /// A link's queue as a table.
 pub(crate) const QUEUE: &[Key] = &[
-    key("limit", Integer, "the queue limit in packets, e.g. 1000"),
+    required(key(
+        "limit",
+        Integer,
+        "the queue limit in packets, e.g. 1000",
+    )),
     key("codel", Table, "CoDel, e.g. { target = \"5ms\" }"),
     key("pie", Table, "PIE, e.g. { target = \"15ms\" }"),
     key("fq_codel", Table, "FQ-CoDel, e.g. { quantum = 1514 }"),
@@ -209,23 +242,27 @@ pub(crate) const PIE: &[Key] = &[
 ];
 
 pub(crate) const POLICE: &[Key] = &[
-    key("rate", Rate, "the policed rate, e.g. \"8Mbit\""),
-    key("burst", Size, "the bucket size, e.g. \"60KB\""),
+    required(key("rate", Rate, "the policed rate, e.g. \"8Mbit\"")),
+    required(key("burst", Size, "the bucket size, e.g. \"60KB\"")),
 ];
 
-pub(crate) const ECN: &[Key] = &[key(
+pub(crate) const ECN: &[Key] = &[required(key(
     "threshold",
     Integer,
     "mark CE when at least this many packets wait, e.g. 20",
-)];
+))];
 
-const JITTER_MODEL: Key = key(
+const JITTER_MODEL: Key = required(key(
     "model",
     Text,
     "\"uniform\" (with max) or \"exponential\" (with mean)",
-);
-const JITTER_MAX: Key = key("max", Duration, "the largest extra delay, e.g. \"10ms\"");
-const JITTER_MEAN: Key = key("mean", Duration, "the mean extra delay, e.g. \"5ms\"");
+));
+const JITTER_MAX: Key = required(key(
+    "max",
+    Duration,
+    "the largest extra delay, e.g. \"10ms\"",
+));
+const JITTER_MEAN: Key = required(key("mean", Duration, "the mean extra delay, e.g. \"5ms\""));
 pub(crate) const JITTER: &[Key] = &[JITTER_MODEL, JITTER_MAX, JITTER_MEAN];
 pub(crate) const JITTER_MODELS: &[Variant] = &[
     Variant {
@@ -239,34 +276,55 @@ pub(crate) const JITTER_MODELS: &[Variant] = &[
 ];
 
 pub(crate) const REORDER: &[Key] = &[
-    key(
+    required(key(
         "probability",
         Probability,
         "the probability that a packet is held back, e.g. 0.01",
-    ),
-    key(
+    )),
+    required(key(
         "displacement",
         Duration,
         "how long a reordered packet is held back, e.g. \"10ms\"",
-    ),
+    )),
 ];
 
-const LOSS_MODEL: Key = settable("model", Text, "the loss model's name");
-const LOSS_RATE: Key = settable(
+const LOSS_MODEL: Key = required(settable("model", Text, "the loss model's name"));
+const LOSS_RATE: Key = required(settable(
     "rate",
     Probability,
     "the probability that a packet is lost, e.g. 0.01",
+));
+const GE_P: Key = required(settable(
+    "p",
+    Probability,
+    "P(good -> bad) per packet, e.g. 0.01",
+));
+const GE_R: Key = required(settable(
+    "r",
+    Probability,
+    "P(bad -> good) per packet, e.g. 0.3",
+));
+const GE_H: Key = settable(
+    "h",
+    Probability,
+    "P(delivery | bad): the chance a packet gets through in the bad state, 0 if left out",
 );
-const GE_P: Key = settable("p", Probability, "P(good -> bad) per packet, e.g. 0.01");
-const GE_R: Key = settable("r", Probability, "P(bad -> good) per packet, e.g. 0.3");
-const GE_H: Key = settable("h", Probability, "P(delivery | bad), 0 if left out");
-const GE_K: Key = settable("k", Probability, "P(delivery | good), 1 if left out");
-const BURST_EVERY: Key = settable("every", Duration, "the time between bursts, e.g. \"0.5s\"");
-const BURST_DROPS: Key = settable(
+const GE_K: Key = settable(
+    "k",
+    Probability,
+    "P(delivery | good): the chance a packet gets through in the good state (not a loss \
+     rate), 1 if left out",
+);
+const BURST_EVERY: Key = required(settable(
+    "every",
+    Duration,
+    "the time between bursts, e.g. \"0.5s\"",
+));
+const BURST_DROPS: Key = required(settable(
     "drops",
     Integer,
     "how many packets each burst loses, e.g. 4",
-);
+));
 const BURST_START: Key = settable("start", Duration, "the first burst, `every` if left out");
 const BURST_COUNT: Key = settable("count", Integer, "how many bursts, no end if left out");
 
@@ -375,7 +433,7 @@ mod tests {
              (link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, \
              loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, loss.start, loss.count, and the \
              same under reverse_loss; flow FIELD: controller, path, start, bytes, count, \
-             receive_window, max_ack_delay, ack_eliciting_threshold, receiver)"
+             receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test)"
         );
     }
 

@@ -14,6 +14,7 @@ mod overrides;
 mod parse;
 mod raw;
 mod receiver;
+mod reference;
 mod setting;
 mod trace;
 
@@ -23,6 +24,7 @@ pub use model::*;
 pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
 pub use parse::{MAX_MTU, MIN_MTU};
 pub use receiver::Receiver;
+pub use reference::reference as key_reference;
 
 use std::path::Path;
 
@@ -48,10 +50,16 @@ impl Scenario {
         parse_toml(text, origin, Path::new(""), overrides)
     }
 
-    /// Replace every flow's controller (the CLI's `--controller ID`).
-    pub fn set_controller(&mut self, controller: &FlowController) {
-        for flow in &mut self.flows {
-            flow.controller = controller.clone();
+    /// Set the controller of the flows under test (the CLI's `--controller ID`): those marked
+    /// `under_test = true`, or when none is, flow 0, the scenario's first `[[flow]]` table and
+    /// every copy of its `count` (the same as `--set flow.0.controller=ID`). The other flows,
+    /// cross traffic for one, keep their own.
+    pub fn set_tested_controller(&mut self, controller: &FlowController) {
+        let marked = self.flows.iter().any(|f| f.under_test);
+        for (i, flow) in self.flows.iter_mut().enumerate() {
+            if flow.under_test || (!marked && i == 0) {
+                flow.controller = controller.clone();
+            }
         }
     }
 

@@ -250,4 +250,7 @@ pub struct Flow {
     /// The stack of the receiving endpoint (`receiver = "s2n-quic"`); quinn by default. The
     /// sender is quinn with the flow's controller whichever it is.
     pub receiver: Receiver,
+    /// The CLI's `--controller` sets this flow's controller (`under_test = true`). When no flow
+    /// is marked, flow 0 alone is under test: cross traffic keeps its own controller.
+    pub under_test: bool,
 }

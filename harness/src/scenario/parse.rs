@@ -23,6 +23,15 @@ pub const MAX_MTU: u16 = 9000;
 /// varint range.
 const MAX_ACK_EVERY: i64 = 1 << 20;
 
+/// The slowest link rate a scenario may give. Below it a full-size packet takes more than a
+/// second to serialise, so QUIC's handshake hardly completes: a rate this low is almost surely a
+/// unit mistaken (bits for kilobits, a bare number for megabits).
+pub const MIN_RATE: BitRate = BitRate(10_000);
+
+/// What a rate is, in a message about a value that is not one.
+const RATE_EXPECTED: &str = "a rate with a unit, such as \"100Mbit\", \"1.5Mbit\", \"2Mbps\" or \
+                             \"2.5MBps\" (bytes)";
+
 /// A table being validated, and how to name it in messages.
 struct Table<'a> {
     node: &'a Node,
@@ -142,30 +151,27 @@ impl<'a> Table<'a> {
         Ok(d)
     }
 
+    /// A rate of at least [`MIN_RATE`], with its unit.
     fn rate(&self, e: &Entry) -> Result<BitRate, Diag> {
         let rate = match &e.value.kind {
             Kind::Str(s) => s
                 .parse::<BitRate>()
                 .map_err(|err| self.unit_error(e, &err))?,
-            Kind::Int(i) => match u64::try_from(*i) {
-                Ok(v) => BitRate(v),
-                Err(_) => {
-                    let err = i.to_string().parse::<BitRate>().unwrap_err();
-                    return Err(self.unit_error(e, &err));
-                }
-            },
-            _ => {
-                return Err(self.type_error(
-                    e,
-                    "a rate with a unit, such as \"100Mbit\", \"1.5Mbit\" or \"2Mbps\"",
-                ))
+            // A bare number is no rate: the unit parser says which units there are.
+            Kind::Int(i) => {
+                return Err(match i.to_string().parse::<BitRate>() {
+                    Err(err) => self.unit_error(e, &err),
+                    Ok(_) => self.type_error(e, RATE_EXPECTED),
+                })
             }
+            _ => return Err(self.type_error(e, RATE_EXPECTED)),
         };
-        if rate.0 == 0 {
+        if rate < MIN_RATE {
             return Err(self.diag(
                 e.value.at,
                 format!(
-                    "{} = {} is zero; a link needs a rate above 0, such as \"100Mbit\"",
+                    "{} = {} is below {MIN_RATE}, almost surely a mistaken unit; a link runs at \
+                     {MIN_RATE} or more, such as \"100Mbit\" or \"1.5Mbit\"",
                     e.key,
                     e.value.render()
                 ),
@@ -784,6 +790,10 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         )
     })?;
     let receiver = t.optional("receiver", |e| receiver(&t, e, &controller))?;
+    let under_test = t.optional("under_test", |e| match e.value.kind {
+        Kind::Bool(on) => Ok(on),
+        _ => Err(t.type_error(e, "true or false")),
+    })?;
     let flow = Flow {
         controller,
         path,
@@ -794,6 +804,7 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         max_ack_delay,
         ack_every: ack_every.map(|n| n as u32),
         receiver: receiver.unwrap_or_default(),
+        under_test: under_test.unwrap_or(false),
     };
     if !flow.receiver.takes_ack_frequency() {
         no_ack_frequency(&t, flow.receiver)?;

@@ -12,6 +12,20 @@ use std::str::FromStr;
 pub struct Override {
     pub key: String,
     pub value: String,
+    /// The command-line flag the value came from (`--set`, or `--vary` for one of a sweep's
+    /// values), which an error in the value names.
+    pub flag: &'static str,
+}
+
+impl Override {
+    /// One value of a sweep's `--vary KEY=V1,V2,...`.
+    pub fn varied(key: &str, value: &str) -> Self {
+        Override {
+            key: key.to_string(),
+            value: value.to_string(),
+            flag: "--vary",
+        }
+    }
 }
 
 /// A command-line argument that is not `KEY=VALUE`.
@@ -36,6 +50,7 @@ impl FromStr for Override {
         Ok(Override {
             key: key.to_string(),
             value: value.to_string(),
+            flag: "--set",
         })
     }
 }

@@ -112,6 +112,7 @@ fn parses_a_valid_scenario() {
             max_ack_delay: None,
             ack_every: None,
             receiver: Receiver::Quinn,
+            under_test: false,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -211,7 +212,7 @@ fn a_receive_window_is_a_positive_size() {
     assert_eq!(
         err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
         "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver (did you mean \"receive_window\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test (did you mean \"receive_window\"?)"
     );
 }
 
@@ -226,7 +227,7 @@ mtu = 9000
 
 [[link]]
 name = "none"
-rate = 9600
+rate = "10kbit"
 delay = "0s"
 queue = 1
 loss = { model = "none" }
@@ -322,7 +323,7 @@ bytes = "20MiB"
         )
     );
     assert_eq!(models[4].0, LossModel::Bernoulli { rate: 0.25 });
-    assert_eq!(s.links[0].rate, BitRate(9600));
+    assert_eq!(s.links[0].rate, BitRate(10_000));
     assert_eq!(s.links[1].delay, Duration::from_micros(1500));
     assert_eq!(s.flows[0].path, vec![0, 1, 2, 3, 4]);
     assert_eq!(s.flows[0].bytes, Some(Bytes(20 << 20)));
@@ -383,7 +384,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -412,13 +413,13 @@ fn bad_values_say_what_was_found_and_what_is_expected() {
     );
     assert_eq!(
         err(&edit("\"100Mbit\"", "\"0Mbit\"")),
-        "scenarios/x.toml:13:8: link \"bottleneck\": rate = \"0Mbit\" is zero; a link needs a rate \
-         above 0, such as \"100Mbit\""
+        "scenarios/x.toml:13:8: link \"bottleneck\": rate = \"0Mbit\" is below 10kbit, almost surely a \
+         mistaken unit; a link runs at 10kbit or more, such as \"100Mbit\" or \"1.5Mbit\""
     );
     assert_eq!(
         err(&edit("\"100Mbit\"", "1e8")),
         "scenarios/x.toml:13:8: link \"bottleneck\": rate = 100000000.0 is a float; expected a rate with a \
-         unit, such as \"100Mbit\", \"1.5Mbit\" or \"2Mbps\""
+         unit, such as \"100Mbit\", \"1.5Mbit\", \"2Mbps\" or \"2.5MBps\" (bytes)"
     );
     assert_eq!(
         err(&edit("\"100Mbit\"", "-5")),
@@ -705,7 +706,7 @@ fn overrides_change_links() {
         "link.bottleneck.rate=10Mbit",
         "link.bottleneck.delay=\"10ms\"",
         "link.access.queue=20",
-        "link.access.rate=5000000",
+        "link.access.rate=5Mbit",
     ]);
     assert_eq!(s.links[1].rate, BitRate(10_000_000));
     assert_eq!(s.links[1].delay, Duration::from_millis(10));
@@ -849,7 +850,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver"
+         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(
@@ -908,14 +909,24 @@ fn override_errors_name_the_override() {
 }
 
 #[test]
-fn set_controller_replaces_every_flow_controller() {
+fn the_cli_controller_sets_flow_0_only() {
     let mut s = parse(VALID).unwrap();
-    s.set_controller(&"composite:granularity=2ms".parse().unwrap());
-    assert!(s
-        .flows
-        .iter()
-        .all(|f| f.controller == "composite:granularity=2ms"));
-    assert_eq!(s.flows.len(), 2);
+    let before = s.flows[1].controller.clone();
+    s.set_tested_controller(&"composite:granularity=2ms".parse().unwrap());
+    assert_eq!(s.flows[0].controller, "composite:granularity=2ms");
+    assert_eq!(s.flows[1].controller, before);
+    assert_ne!(before, "composite:granularity=2ms");
+
+    // A scenario whose flows all run the variant under test (a paper that ran one at a time)
+    // marks them.
+    let mut s = with(&["flow.*.under_test=true"]);
+    s.set_tested_controller(&"westwood".parse().unwrap());
+    assert!(s.flows.iter().all(|f| f.controller == "westwood"));
+    let mut s = with(&["flow.1.under_test=true"]);
+    s.set_tested_controller(&"westwood".parse().unwrap());
+    assert_eq!(s.flows[1].controller, "westwood");
+    assert_ne!(s.flows[0].controller, "westwood");
+    assert!(with_err(&["flow.0.under_test=1"]).contains("expected true or false"));
 }
 
 #[test]
@@ -1140,7 +1151,7 @@ fn bad_aqm_and_policer_values_name_file_line_and_key() {
         ),
         (
             "queue = 10\npolice = { rate = \"0Mbit\", burst = \"60KB\" }\n",
-            "rate = \"0Mbit\" is zero",
+            "rate = \"0Mbit\" is below 10kbit",
         ),
         (
             "queue = 10\npolice = { rate = \"8Mbit\", burst = \"1KB\" }\n",
@@ -1270,4 +1281,49 @@ fn s2n_quic_receives_quic_flows_that_ask_for_no_ack_frequency() {
             "{e}"
         );
     }
+}
+
+/// `2.5MBps` was read as 2.5 Mbit/s, and a bare number as bit/s: a byte unit is 8 bits, a bare
+/// number names the units, and a rate too low to be meant is refused, from the file and from
+/// `--set` and `--vary` alike.
+#[test]
+fn rates_are_strict_about_units() {
+    let s = parse(&edit("\"100Mbit\"", "\"2.5MBps\"")).unwrap();
+    assert_eq!(s.links[1].rate, BitRate(20_000_000));
+    assert_eq!(
+        with(&["link.bottleneck.rate=2.5MBps"]).links[1].rate,
+        BitRate(20_000_000)
+    );
+    assert_eq!(
+        with(&["link.bottleneck.rate=2.5Mbps"]).links[1].rate,
+        BitRate(2_500_000)
+    );
+
+    let bare = err(&edit("\"100Mbit\"", "10000000"));
+    assert!(bare.starts_with("scenarios/x.toml:13:8: "), "{bare}");
+    assert!(
+        bare.contains("a rate needs a unit (bit, kbit, Mbit"),
+        "{bare}"
+    );
+    let set = with_err(&["link.bottleneck.rate=10"]);
+    assert!(set.starts_with("--set link.bottleneck.rate=10: "), "{set}");
+    assert!(set.contains("a rate needs a unit"), "{set}");
+    let varied = Override::varied("link.bottleneck.rate", "10");
+    let vary = Scenario::from_toml(VALID, ORIGIN, &[varied])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        vary.starts_with("--vary link.bottleneck.rate=10: "),
+        "{vary}"
+    );
+
+    let slow = with_err(&["link.bottleneck.rate=9999bit"]);
+    assert!(
+        slow.contains("is below 10kbit, almost surely a mistaken unit"),
+        "{slow}"
+    );
+    assert_eq!(
+        with(&["link.bottleneck.rate=10kbit"]).links[1].rate,
+        BitRate(10_000)
+    );
 }

@@ -32,6 +32,7 @@ pub enum Figure {
     OwnDropsVsPeer,
     OwnQueueP95VsPeer,
     ReceiverClosed,
+    Unfinished,
 }
 
 impl Figure {
@@ -56,6 +57,7 @@ impl Figure {
             Figure::OwnDropsVsPeer => "own_drops_vs_peer",
             Figure::OwnQueueP95VsPeer => "own_queue_p95_vs_peer",
             Figure::ReceiverClosed => "receiver_closed",
+            Figure::Unfinished => "unfinished",
         }
     }
 
@@ -101,7 +103,7 @@ impl Figure {
             }
             Flows::Among { .. } => {}
         }
-        f.push(ReceiverClosed);
+        f.extend([ReceiverClosed, Unfinished]);
         f
     }
 }
@@ -155,8 +157,8 @@ impl<'a> Runs<'a> {
     }
 
     /// The summary of a run that serves as a reference (the same path without loss, the peer
-    /// against its own kind, a reference controller): one whose receiver closed a connection is
-    /// no reference, since its figures stop at the close.
+    /// against its own kind, a reference controller): one whose receiver closed a connection, or
+    /// one of whose flows did not finish, is no reference, since its figures stop short.
     pub fn reference(
         &self,
         class: &PathClass,
@@ -164,8 +166,11 @@ impl<'a> Runs<'a> {
         lossless: bool,
         seed: u64,
     ) -> Option<&'a Summary> {
-        self.get(class, controller, lossless, seed)
-            .filter(|s| s.flows.iter().all(|f| f.receiver_closed.is_none()))
+        self.get(class, controller, lossless, seed).filter(|s| {
+            s.flows
+                .iter()
+                .all(|f| f.receiver_closed.is_none() && !f.outcome.is_unfinished())
+        })
     }
 }
 
@@ -190,6 +195,7 @@ impl SeedValues {
         let mut v = SeedValues::default();
         v.set(Figure::QueueDelayP95S, queue_p95(run));
         v.set(Figure::ReceiverClosed, Some(receiver_closed(class, run)));
+        v.set(Figure::Unfinished, Some(unfinished(class, run)));
         match class.flows {
             Flows::Alone => v.alone(class, controller, seed, run, runs),
             Flows::Against { peer } => v.against(class, controller, peer, seed, run, runs),
@@ -311,16 +317,32 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 /// 1 when the receiver closed the controller's connection (any flow's, among flows of the
 /// controller), else 0: the mean over seeds is the share of runs a stock quinn receiver ended.
 fn receiver_closed(class: &PathClass, run: &Summary) -> f64 {
-    let own = match class.flows {
-        Flows::Among { .. } => run.flows.len(),
-        Flows::Alone | Flows::Against { .. } => 1,
-    };
     let closed = run
         .flows
         .iter()
-        .take(own)
+        .take(own_flows(class, run))
         .any(|f| f.receiver_closed.is_some());
     f64::from(u8::from(closed))
+}
+
+/// 1 when a flow of the controller did not finish what it was meant to (`incomplete`: a flow
+/// without a size that delivered nothing, or `no_handshake`), else 0, as [`receiver_closed`]
+/// counts closes.
+fn unfinished(class: &PathClass, run: &Summary) -> f64 {
+    let unfinished = run
+        .flows
+        .iter()
+        .take(own_flows(class, run))
+        .any(|f| f.outcome.is_unfinished());
+    f64::from(u8::from(unfinished))
+}
+
+/// How many of a run's first flows are the scored controller's.
+fn own_flows(class: &PathClass, run: &Summary) -> usize {
+    match class.flows {
+        Flows::Among { .. } => run.flows.len(),
+        Flows::Alone | Flows::Against { .. } => 1,
+    }
 }
 
 /// What the queues did to flow `flow`'s data packets, where the runner reports it.

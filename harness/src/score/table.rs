@@ -241,24 +241,36 @@ impl Scoreboard {
             let _ = writeln!(s, "failed: {run}: {e}");
         }
         for controller in &self.controllers {
-            let closed: Vec<String> = self
-                .scores
-                .iter()
-                .filter(|c| &c.controller == controller && c.figure == Figure::ReceiverClosed)
-                .filter_map(|c| {
-                    let e = c.estimate.as_ref()?;
-                    let runs = (e.mean * e.n as f64).round() as usize;
-                    (runs > 0).then(|| format!("{} {runs}/{}", c.class, e.n))
-                })
-                .collect();
-            if !closed.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "{controller}: a stock quinn receiver closed the connection in {}",
-                    closed.join(", ")
-                );
+            for (figure, what) in [
+                (
+                    Figure::ReceiverClosed,
+                    "a stock quinn receiver closed the connection",
+                ),
+                (
+                    Figure::Unfinished,
+                    "a flow did not finish (no handshake or no byte)",
+                ),
+            ] {
+                let runs = self.runs_with(controller, figure);
+                if !runs.is_empty() {
+                    let _ = writeln!(s, "{controller}: {what} in {}", runs.join(", "));
+                }
             }
         }
         s
+    }
+
+    /// `CLASS RUNS/N` for each class in which `figure`, a 0-or-1 per run, was 1 in some run of
+    /// `controller`.
+    fn runs_with(&self, controller: &str, figure: Figure) -> Vec<String> {
+        self.scores
+            .iter()
+            .filter(|c| c.controller == controller && c.figure == figure)
+            .filter_map(|c| {
+                let e = c.estimate.as_ref()?;
+                let runs = (e.mean * e.n as f64).round() as usize;
+                (runs > 0).then(|| format!("{} {runs}/{}", c.class, e.n))
+            })
+            .collect()
     }
 }

@@ -111,7 +111,10 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
             .map(|(i, &g)| FlowSummary {
                 flow: i,
                 controller: "c".into(),
+                outcome: crate::report::Outcome::Unbounded,
+                bytes_asked: None,
                 bytes_delivered: 1,
+                bytes_verified: 1,
                 packets_delivered: 1,
                 goodput_bps: g,
                 start_s: 0.0,
@@ -119,6 +122,7 @@ fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
                 lost_packets: 0,
                 congestion_events: 0,
                 verdicts: Verdicts::default(),
+                verdict_accuracy: None,
                 verified: true,
                 flow_control_limited: false,
                 queue: None,
@@ -333,7 +337,7 @@ fn every_figure_has_its_own_name() {
     let mut names: Vec<&str> = all.iter().map(|f| f.as_str()).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 18, "{names:?}");
+    assert_eq!(names.len(), 19, "{names:?}");
     assert_eq!(
         serde_json::to_value(Figure::QueueDelayP95S).unwrap(),
         "queue_delay_p95_s"

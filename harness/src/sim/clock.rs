@@ -82,7 +82,7 @@ impl QuinnTime {
         self.draw ^= self.draw << 13;
         self.draw ^= self.draw >> 7;
         self.draw ^= self.draw << 17;
-        self.draw % Self::ONE_IN == 0
+        self.draw.is_multiple_of(Self::ONE_IN)
     }
 
     /// Counts `ticks` measured on a call that [`Self::draw`] chose.

@@ -81,6 +81,8 @@ impl Peer {
 
 /// The application on the sending side.
 struct Sender {
+    /// The handshake completed (quinn's `Connected`).
+    connected: bool,
     stream: Option<StreamId>,
     writable: bool,
     /// Total bytes to send; `u64::MAX` for an unbounded flow.
@@ -156,6 +158,7 @@ impl FlowState {
             client_config: s.client_config,
             sender: Sender {
                 stream: None,
+                connected: false,
                 writable: false,
                 total: s.bytes.unwrap_or(u64::MAX),
                 written: 0,
@@ -181,6 +184,11 @@ impl FlowState {
 
     pub fn delivered(&self) -> u64 {
         self.receiver.received
+    }
+
+    /// The sender's handshake completed.
+    pub fn handshake_done(&self) -> bool {
+        self.sender.connected
     }
 
     pub fn packets_delivered(&self) -> u64 {
@@ -402,6 +410,7 @@ fn app_events(
     while let Some(ev) = quinn.timed(|| conn.poll()) {
         match ev {
             Event::Connected if side == Side::Sender => {
+                sender.connected = true;
                 sender.stream = quinn.timed(|| conn.streams().open(Dir::Uni));
                 sender.writable = sender.stream.is_some();
             }

@@ -351,8 +351,15 @@ impl Sim {
         let end = self.now;
         let outcomes: Vec<FlowOutcome> = self.flows.iter().map(|f| self.outcome(f, end)).collect();
         let links = self.link_summaries(scenario, end);
-        let accuracy = self.verdict_accuracy();
-        let (flows, series) = self.record.finish(outcomes);
+        let accuracy = self.verdict_accuracy(None);
+        let per_flow: Vec<VerdictAccuracy> = outcomes
+            .iter()
+            .map(|o| self.verdict_accuracy(Some(o.index)))
+            .collect();
+        let (mut flows, series) = self.record.finish(outcomes);
+        for (f, a) in flows.iter_mut().zip(per_flow) {
+            f.verdict_accuracy = Some(a);
+        }
         let summary = Summary {
             scenario: scenario.name.clone(),
             link: LinkInfo {
@@ -378,9 +385,12 @@ impl Sim {
             start: Duration::from_nanos(f.start),
             end: Duration::from_nanos(f.completion.unwrap_or(end)),
             completed: f.completion.is_some(),
+            handshake: f.handshake_done(),
+            asked: f.bytes,
             delivered: f.delivered(),
-            packets_delivered: f.packets_delivered(),
             // Every byte was checked on receipt; a mismatch ends the run with an error.
+            checked: f.delivered(),
+            packets_delivered: f.packets_delivered(),
             verified: true,
             sender: f
                 .sender_conn()
@@ -395,10 +405,15 @@ impl Sim {
         }
     }
 
-    /// The controllers' loss decisions scored against the drops' true causes.
-    fn verdict_accuracy(&self) -> VerdictAccuracy {
+    /// The controllers' loss decisions scored against the drops' true causes: flow `only`'s,
+    /// or every flow's.
+    fn verdict_accuracy(&self, only: Option<usize>) -> VerdictAccuracy {
         let mut accuracy = VerdictAccuracy::default();
-        for d in &self.decisions {
+        for d in self
+            .decisions
+            .iter()
+            .filter(|d| only.is_none_or(|f| d.flow == f))
+        {
             let Some(age) = d.sent_age_us else { continue };
             let to = d.at.saturating_sub(age * 1000);
             let from = d.at.saturating_sub((age + 1) * 1000 - 1).min(to);

@@ -256,7 +256,7 @@ impl Net {
             side: packet.from,
             sent: packet.sent,
             link: dir / 2,
-            direction: if dir % 2 == 0 {
+            direction: if dir.is_multiple_of(2) {
                 Direction::Forward
             } else {
                 Direction::Reverse

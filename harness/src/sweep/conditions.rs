@@ -39,6 +39,8 @@ pub struct Condition {
     pub unverified: usize,
     /// Runs in which some flow's receiver closed the connection before the flow ended.
     pub receiver_closed: usize,
+    /// Runs in which some flow did not finish its transfer (`incomplete`, `no_handshake`).
+    pub unfinished: usize,
     pub figures: Vec<FigureEstimate>,
     /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
     /// the estimate of those ratios; `None` without `--baseline`.
@@ -125,6 +127,7 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
                 failed,
                 unverified: ok.iter().filter(|a| !a.verified).count(),
                 receiver_closed: ok.iter().filter(|a| a.receiver_closed > 0).count(),
+                unfinished: ok.iter().filter(|a| a.unfinished > 0).count(),
                 figures,
                 goodput_ratio,
             }
@@ -135,19 +138,24 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
 /// `sweep.csv` of a repeated sweep: one row per condition; per figure its n, mean, sd and 95 %
 /// interval; the paired goodput ratio to the baseline when there is one; failed runs counted,
 /// and their errors (`seed N: message; ...`) in an `errors` column when any failed. Verdict
-/// accuracy columns appear when any run has them, and a `receiver_closed` count of runs when any
-/// run's receiver closed a connection.
+/// accuracy columns appear when any run has them, a `receiver_closed` count of runs when any
+/// run's receiver closed a connection, and an `unfinished` count of runs when any run had a flow
+/// that did not finish its transfer.
 pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&str>) -> TextTable {
     let with_accuracy = conditions
         .iter()
         .any(|c| c.figure("random_as_random").is_some());
     let with_errors = conditions.iter().any(|c| !c.failed.is_empty());
     let with_closed = conditions.iter().any(|c| c.receiver_closed > 0);
+    let with_unfinished = conditions.iter().any(|c| c.unfinished > 0);
     let shown = |name: &str| with_accuracy || FIGURES[..7].contains(&name);
     let mut headers: Vec<String> = keys.to_vec();
     headers.extend(["controller", "runs", "failed", "unverified"].map(String::from));
     if with_closed {
         headers.push("receiver_closed".into());
+    }
+    if with_unfinished {
+        headers.push("unfinished".into());
     }
     for name in FIGURES.iter().filter(|n| shown(n)) {
         headers.extend(Estimate::COLUMNS.iter().map(|c| format!("{name}_{c}")));
@@ -172,6 +180,9 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
         row.push(c.unverified.to_string());
         if with_closed {
             row.push(c.receiver_closed.to_string());
+        }
+        if with_unfinished {
+            row.push(c.unfinished.to_string());
         }
         for f in c.figures.iter().filter(|f| shown(f.name)) {
             row.extend(Estimate::cells(f.estimate.as_ref()));
@@ -284,6 +295,7 @@ mod tests {
     fn aggregate(goodput: f64) -> Aggregate {
         Aggregate {
             flows: 1,
+            flow_goodput_bps: vec![goodput],
             goodput_total_bps: goodput,
             goodput_mean_bps: goodput,
             completion_time_s: None,
@@ -294,6 +306,8 @@ mod tests {
             accuracy: None,
             verified: true,
             receiver_closed: 0,
+            unfinished: 0,
+            delivered_nothing: 0,
         }
     }
 
@@ -379,6 +393,7 @@ mod receiver_closed_tests {
                 point: p,
                 result: Ok(Aggregate {
                     flows: 1,
+                    flow_goodput_bps: vec![1e6],
                     goodput_total_bps: 1e6,
                     goodput_mean_bps: 1e6,
                     completion_time_s: None,
@@ -389,6 +404,8 @@ mod receiver_closed_tests {
                     accuracy: None,
                     verified: true,
                     receiver_closed: if i == 0 { closed } else { 0 },
+                    unfinished: 0,
+                    delivered_nothing: 0,
                 }),
             })
             .collect()

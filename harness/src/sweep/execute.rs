@@ -11,6 +11,8 @@ use crate::scenario::Scenario;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aggregate {
     pub flows: usize,
+    /// Each flow's goodput, in flow order: what a total hides when flows compete.
+    pub flow_goodput_bps: Vec<f64>,
     pub goodput_total_bps: f64,
     pub goodput_mean_bps: f64,
     /// The longest completion time; `None` if any flow did not complete.
@@ -24,6 +26,10 @@ pub struct Aggregate {
     pub verified: bool,
     /// Flows whose receiver closed the connection before they ended.
     pub receiver_closed: usize,
+    /// Flows that did not finish their transfer: `incomplete` or `no_handshake`.
+    pub unfinished: usize,
+    /// Flows that delivered no byte at all, whatever their outcome.
+    pub delivered_nothing: usize,
 }
 
 impl Aggregate {
@@ -40,6 +46,7 @@ impl Aggregate {
         };
         Aggregate {
             flows: n,
+            flow_goodput_bps: s.flows.iter().map(|f| f.goodput_bps).collect(),
             goodput_total_bps: total,
             goodput_mean_bps: if n == 0 { 0.0 } else { total / n as f64 },
             completion_time_s: completion,
@@ -54,6 +61,8 @@ impl Aggregate {
                 .iter()
                 .filter(|f| f.receiver_closed.is_some())
                 .count(),
+            unfinished: s.flows.iter().filter(|f| f.outcome.is_unfinished()).count(),
+            delivered_nothing: s.flows.iter().filter(|f| f.bytes_delivered == 0).count(),
         }
     }
 }
@@ -182,6 +191,13 @@ pub const FIGURES: [&str; 12] = [
 ];
 
 impl Aggregate {
+    /// Flow `i`'s share of the run's total goodput; `None` when the flow did not run or the
+    /// total is zero.
+    pub fn share(&self, i: usize) -> Option<f64> {
+        let g = *self.flow_goodput_bps.get(i)?;
+        (self.goodput_total_bps > 0.0).then(|| g / self.goodput_total_bps)
+    }
+
     /// Every numeric figure in the order of [`FIGURES`]; `None` where this run has none (no
     /// completion, no ground truth).
     pub fn figures(&self) -> [Option<f64>; 12] {

@@ -1,5 +1,6 @@
 //! Sweeps: every combination of varied scenario values and controllers, run in parallel, gathered
-//! into one table (`sweep.csv`) and a goodput plot.
+//! into one table (`sweep.csv`) and goodput plots (the total, and each flow where runs have
+//! several).
 //!
 //! `plan` says what runs, `execute` runs it, `table` and `plot` turn the records into outputs.
 
@@ -15,5 +16,5 @@ pub use execute::{
     Record, Runner, FIGURES,
 };
 pub use plan::{expand, expand_with_seeds, seeds, split_controllers, Point, Vary};
-pub use plot::{goodput_plot, goodput_plot_repeated};
+pub use plot::{flow_goodput_plot, goodput_plot, goodput_plot_repeated};
 pub use table::table;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::conditions::{self, RepeatedSweep};
-use super::{goodput_plot, goodput_plot_repeated, table, Record, Vary};
+use super::{flow_goodput_plot, goodput_plot, goodput_plot_repeated, table, Record, Vary};
 use crate::output;
 
 /// What a sweep runs, as its outputs (and a shard's manifest) need it.
@@ -95,8 +95,14 @@ pub fn write(dir: &Path, spec: &Spec, records: &[Record]) -> anyhow::Result<Writ
         text = table(&keys, records, true).render();
         output::write_table_csv(&csv_path, &table(&keys, records, false))?;
         files.push(csv_path);
-        if failed < records.len() && !varies.is_empty() {
+        if failed < records.len() {
             files.extend(goodput_plot(dir, &spec.scenario, &varies, records)?);
+            let several = records
+                .iter()
+                .any(|r| matches!(&r.result, Ok(a) if a.flow_goodput_bps.len() > 1));
+            if several {
+                files.extend(flow_goodput_plot(dir, &spec.scenario, &varies, records)?);
+            }
         }
     }
     Ok(Written {

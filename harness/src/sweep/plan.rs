@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use anyhow::bail;
 
-use crate::scenario::FlowController;
+use crate::scenario::{FlowController, Override};
 
 /// `--vary KEY=V1,V2,...`: one scenario key and the values it takes, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,14 +83,18 @@ pub struct Point {
 }
 
 impl Point {
-    /// The `--set` form of the varied values.
-    pub fn overrides(&self) -> Vec<String> {
-        let mut sets: Vec<String> = self
+    /// The varied values (and the seed of `--runs`) as overrides, each naming its flag.
+    pub fn overrides(&self) -> Vec<Override> {
+        let mut sets: Vec<Override> = self
             .values
             .iter()
-            .map(|(k, v)| format!("{k}={v}"))
+            .map(|(k, v)| Override::varied(k, v))
             .collect();
-        sets.extend(self.seed.map(|s| format!("seed={s}")));
+        sets.extend(self.seed.map(|s| Override {
+            key: "seed".into(),
+            value: s.to_string(),
+            flag: "--runs",
+        }));
         sets
     }
 
@@ -310,7 +314,7 @@ mod tests {
         let points = expand(&["a=1,2,3".parse().unwrap()], None);
         assert_eq!(points.len(), 3);
         assert!(points.iter().all(|p| p.controller.is_none()));
-        assert_eq!(points[2].overrides(), ["a=3"]);
+        assert_eq!(points[2].overrides(), [Override::varied("a", "3")]);
     }
 
     #[test]
@@ -343,7 +347,11 @@ mod tests {
             seed: Some(12),
         };
         assert_eq!(p.dir_name(20), "03-newreno-seed=12");
-        assert_eq!(p.overrides(), ["seed=12"]);
+        let seed = &p.overrides()[0];
+        assert_eq!(
+            (seed.key.as_str(), seed.value.as_str(), seed.flag),
+            ("seed", "12", "--runs")
+        );
     }
 
     #[test]

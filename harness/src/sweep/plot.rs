@@ -1,4 +1,4 @@
-//! The sweep's goodput plot.
+//! The sweep's goodput plots: the total of each run, and each flow's own.
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +21,8 @@ fn number_and_unit(value: &str) -> Option<(f64, &str)> {
 
 /// One point of the goodput plot: a run, or the mean of a condition's runs with its interval.
 struct Mark<'a> {
-    controller: &'a str,
+    /// The line's name: the controller, and for a per-flow plot the flow.
+    controller: String,
     values: &'a [(String, String)],
     goodput_bps: f64,
     interval_bps: Option<(f64, f64)>,
@@ -40,14 +41,89 @@ pub fn goodput_plot(
         .filter_map(|r| {
             let a = r.result.as_ref().ok()?;
             Some(Mark {
-                controller: &r.controller,
+                controller: r.controller.clone(),
                 values: &r.point.values,
                 goodput_bps: a.goodput_total_bps,
                 interval_bps: None,
             })
         })
         .collect();
-    draw(dir, scenario, varies, &marks)
+    if varies.is_empty() {
+        return draw_by_controller(dir, scenario, &controllers_of(&marks), &marks);
+    }
+    draw(dir, scenario, varies, &marks, Figure::Total)
+}
+
+/// `goodput-flows.{png,svg}`: each flow's goodput vs the first varied value, one line per
+/// controller and flow, for a sweep whose runs have several flows: what the total of
+/// [`goodput_plot`] hides when flows compete. Failed runs are left out.
+pub fn flow_goodput_plot(
+    dir: &Path,
+    scenario: &str,
+    varies: &[Vary],
+    records: &[Record],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let marks: Vec<Mark> = records
+        .iter()
+        .filter_map(|r| Some((r, r.result.as_ref().ok()?)))
+        .flat_map(|(r, a)| {
+            a.flow_goodput_bps.iter().enumerate().map(|(i, &g)| Mark {
+                controller: format!("{} flow {i}", r.controller),
+                values: &r.point.values,
+                goodput_bps: g,
+                interval_bps: None,
+            })
+        })
+        .collect();
+    if varies.is_empty() {
+        let by_controller = controllers_of(&marks);
+        return draw_categories(dir, scenario, &by_controller, &marks, Figure::PerFlow);
+    }
+    draw(dir, scenario, varies, &marks, Figure::PerFlow)
+}
+
+/// Which goodput a plot shows.
+#[derive(Clone, Copy, PartialEq)]
+enum Figure {
+    /// Each run's total over its flows.
+    Total,
+    /// Each flow's own.
+    PerFlow,
+}
+
+impl Figure {
+    fn file(self) -> &'static str {
+        match self {
+            Figure::Total => "goodput",
+            Figure::PerFlow => "goodput-flows",
+        }
+    }
+
+    fn title(self, scenario: &str, intervals: bool) -> String {
+        let what = match self {
+            Figure::Total => "goodput",
+            Figure::PerFlow => "goodput per flow",
+        };
+        if intervals {
+            format!("{scenario}: {what} (mean, 95 % CI)")
+        } else {
+            format!("{scenario}: {what}")
+        }
+    }
+}
+
+/// The marks' line names in order of first appearance, as a categorical x axis.
+fn controllers_of(marks: &[Mark]) -> Vary {
+    let mut values: Vec<String> = Vec::new();
+    for m in marks {
+        if !values.contains(&m.controller) {
+            values.push(m.controller.clone());
+        }
+    }
+    Vary {
+        key: "controller".into(),
+        values,
+    }
 }
 
 /// `goodput.{png,svg}` of a repeated sweep: the mean total goodput of each condition with its
@@ -64,7 +140,7 @@ pub fn goodput_plot_repeated(
         .filter_map(|c| {
             let e = c.figure("goodput_total_bps")?;
             Some(Mark {
-                controller: &c.controller,
+                controller: c.controller.clone(),
                 values: &c.values,
                 goodput_bps: e.mean,
                 interval_bps: e.ci95_lo.zip(e.ci95_hi),
@@ -80,7 +156,7 @@ pub fn goodput_plot_repeated(
         let marks: Vec<Mark> = marks
             .iter()
             .map(|m| Mark {
-                controller: m.controller,
+                controller: m.controller.clone(),
                 values: &[],
                 goodput_bps: m.goodput_bps,
                 interval_bps: m.interval_bps,
@@ -88,7 +164,7 @@ pub fn goodput_plot_repeated(
             .collect();
         return draw_by_controller(dir, scenario, &by_controller, &marks);
     }
-    draw(dir, scenario, varies, &marks)
+    draw(dir, scenario, varies, &marks, Figure::Total)
 }
 
 fn draw_by_controller(
@@ -97,10 +173,21 @@ fn draw_by_controller(
     controllers: &Vary,
     marks: &[Mark],
 ) -> anyhow::Result<Vec<PathBuf>> {
+    draw_categories(dir, scenario, controllers, marks, Figure::Total)
+}
+
+/// One mark per category of `controllers`, the x axis.
+fn draw_categories(
+    dir: &Path,
+    scenario: &str,
+    controllers: &Vary,
+    marks: &[Mark],
+    figure: Figure,
+) -> anyhow::Result<Vec<PathBuf>> {
     let lines = marks
         .iter()
         .filter_map(|m| {
-            let x = controllers.values.iter().position(|c| c == m.controller)? as f64;
+            let x = controllers.values.iter().position(|c| *c == m.controller)? as f64;
             let y = m.goodput_bps / 1e6;
             Some(Line {
                 label: m.controller.to_string(),
@@ -113,16 +200,17 @@ fn draw_by_controller(
             })
         })
         .collect();
+    let intervals = marks.iter().any(|m| m.interval_bps.is_some());
     Chart {
-        title: format!("{scenario}: goodput (mean, 95 % CI)"),
+        title: figure.title(scenario, intervals),
         x_label: "controller".into(),
         y_label: "goodput (Mbit/s)".into(),
         x_axis: XAxis::Categories(controllers.values.clone()),
         markers: true,
         lines,
     }
-    .write(dir, "goodput")
-    .context("drawing the goodput plot")
+    .write(dir, figure.file())
+    .with_context(|| format!("drawing the {} plot", figure.file()))
 }
 
 fn draw(
@@ -130,26 +218,23 @@ fn draw(
     scenario: &str,
     varies: &[Vary],
     marks: &[Mark],
+    figure: Figure,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let Some(first) = varies.first() else {
         bail!("a goodput plot needs a varied value");
     };
     let (x_axis, x_of, x_label) = x_axis(first);
-    let title = if marks.iter().any(|m| m.interval_bps.is_some()) {
-        format!("{scenario}: goodput (mean, 95 % CI)")
-    } else {
-        format!("{scenario}: goodput")
-    };
+    let intervals = marks.iter().any(|m| m.interval_bps.is_some());
     Chart {
-        title,
+        title: figure.title(scenario, intervals),
         x_label,
         y_label: "goodput (Mbit/s)".into(),
         x_axis,
         markers: true,
         lines: lines(first, &x_of, marks),
     }
-    .write(dir, "goodput")
-    .context("drawing the goodput plot")
+    .write(dir, figure.file())
+    .with_context(|| format!("drawing the {} plot", figure.file()))
 }
 
 /// The x axis of the varied value `first`, the x of each of its values, and the axis label. Numbers
@@ -186,7 +271,7 @@ fn x_axis(first: &Vary) -> (XAxis, Vec<f64>, String) {
 fn lines(first: &Vary, x_of: &[f64], marks: &[Mark]) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for m in marks {
-        let mut label = m.controller.to_string();
+        let mut label = m.controller.clone();
         for (k, v) in m.values.iter().skip(1) {
             label.push_str(&format!(", {k}={v}"));
         }

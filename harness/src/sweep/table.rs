@@ -6,8 +6,12 @@ use crate::output::table::TextTable;
 /// The sweep table. For `sweep.csv` (`human == false`): goodput in bit/s, `true`/`false`, empty
 /// cells for absent values, and an `error` column when any run failed. For the terminal: short
 /// headers, Mbit/s, `yes`/`NO`, `-` for absent values, and a failed run's error in place of its
-/// figures. Verdict-accuracy columns appear when any run has them, and a `receiver_closed` column
-/// (flows whose receiver closed the connection) when any run had one.
+/// figures. Verdict-accuracy columns appear when any run has them, a `receiver_closed` column
+/// (flows whose receiver closed the connection) when any run had one, and an `unfinished` column
+/// (flows whose transfer did not finish: `incomplete` or `no_handshake`) when any run had one.
+/// The terminal's `verified` is `none` for a run in which some flow delivered nothing to check.
+/// When a run has several flows, each flow's goodput and share of the total get their own
+/// columns after the totals.
 pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
     let layout = Layout {
         human,
@@ -19,6 +23,10 @@ pub fn table(keys: &[String], records: &[Record], human: bool) -> TextTable {
         with_closed: records
             .iter()
             .any(|r| matches!(&r.result, Ok(a) if a.receiver_closed > 0)),
+        with_unfinished: records
+            .iter()
+            .any(|r| matches!(&r.result, Ok(a) if a.unfinished > 0)),
+        per_flow: per_flow_columns(records),
     };
     let headers = layout.headers(keys);
     let width = headers.len();
@@ -37,6 +45,26 @@ struct Layout {
     with_accuracy: bool,
     with_error: bool,
     with_closed: bool,
+    with_unfinished: bool,
+    /// Flows with their own goodput and share columns: every flow of the widest run, when a
+    /// run has more than one.
+    per_flow: usize,
+}
+
+/// How many flows get their own columns: none when every run has one flow, whose own figures
+/// are the totals.
+fn per_flow_columns(records: &[Record]) -> usize {
+    let most = records
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .map(|a| a.flow_goodput_bps.len())
+        .max()
+        .unwrap_or(0);
+    if most > 1 {
+        most
+    } else {
+        0
+    }
 }
 
 impl Layout {
@@ -76,12 +104,22 @@ impl Layout {
             "flows",
             self.pick("goodput_total_bps", "Mbit/s total"),
             self.pick("goodput_mean_bps", "Mbit/s mean"),
+        ]);
+        headers.extend(figures.into_iter().map(String::from));
+        for i in 0..self.per_flow {
+            if self.human {
+                headers.extend([format!("flow {i} Mbit/s"), format!("flow {i} %")]);
+            } else {
+                headers.extend([format!("flow{i}_goodput_bps"), format!("flow{i}_share")]);
+            }
+        }
+        let mut figures = vec![
             self.pick("completion_time_s", "completion s"),
             self.pick("lost_packets", "lost"),
             self.pick("congestion_events", "cong. events"),
             self.pick("verdicts_random", "random"),
             self.pick("verdicts_congestion", "congestion"),
-        ]);
+        ];
         if self.with_accuracy {
             figures.extend([
                 self.pick("random_as_random", "rnd→rnd"),
@@ -94,6 +132,9 @@ impl Layout {
         figures.push("verified");
         if self.with_closed {
             figures.push(self.pick("receiver_closed", "rcv closed"));
+        }
+        if self.with_unfinished {
+            figures.push("unfinished");
         }
         if self.with_error {
             figures.push("error");
@@ -127,6 +168,19 @@ impl Layout {
         row.push(a.flows.to_string());
         row.push(self.rate(a.goodput_total_bps));
         row.push(self.rate(a.goodput_mean_bps));
+        for i in 0..self.per_flow {
+            match (a.flow_goodput_bps.get(i), a.share(i)) {
+                (Some(&g), share) => {
+                    row.push(self.rate(g));
+                    row.push(match share {
+                        Some(x) if self.human => format!("{:.1}", 100.0 * x),
+                        Some(x) => format!("{x:.4}"),
+                        None => self.absent(),
+                    });
+                }
+                (None, _) => row.extend([self.absent(), self.absent()]),
+            }
+        }
         row.push(match a.completion_time_s {
             Some(c) if self.human => format!("{c:.3}"),
             Some(c) => c.to_string(),
@@ -144,12 +198,16 @@ impl Layout {
             self.accuracy(a, row);
         }
         row.push(match (self.human, a.verified) {
-            (true, true) => "yes".into(),
             (true, false) => "NO".into(),
+            (true, true) if a.delivered_nothing > 0 => "none".into(),
+            (true, true) => "yes".into(),
             (false, v) => v.to_string(),
         });
         if self.with_closed {
             row.push(a.receiver_closed.to_string());
+        }
+        if self.with_unfinished {
+            row.push(a.unfinished.to_string());
         }
         if self.with_error {
             row.push(String::new());

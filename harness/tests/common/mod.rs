@@ -9,7 +9,14 @@ fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary 
     FlowSummary {
         flow,
         controller: controller.into(),
+        outcome: if flow == 0 {
+            Outcome::Completed
+        } else {
+            Outcome::Unbounded
+        },
+        bytes_asked: (flow == 0).then_some(1_000_000),
         bytes_delivered: 1_000_000,
+        bytes_verified: 1_000_000,
         packets_delivered: 700,
         goodput_bps,
         start_s: 0.0,
@@ -21,6 +28,7 @@ fn flow_summary(flow: usize, controller: &str, goodput_bps: f64) -> FlowSummary 
             congestion: 1,
             ecn_marks: 0,
         },
+        verdict_accuracy: None,
         verified: true,
         flow_control_limited: false,
         queue: None,
