@@ -31,7 +31,7 @@ pub fn traces_dir() -> PathBuf {
 
 /// The bottleneck's `loss` value in a scenario file, `None` for no loss. The Gilbert model's
 /// default `h` and `k` are left out, so that a class's text stays as it was written.
-fn loss_toml(loss: &LossModel) -> Option<String> {
+pub(crate) fn loss_toml(loss: &LossModel) -> Option<String> {
     match *loss {
         LossModel::None => None,
         LossModel::Bernoulli { rate } => {
