@@ -1,5 +1,5 @@
 //! `discern score --paths N --path-seed S`: every controller on N paths drawn at random from
-//! stated distributions ([`draw`]; docs/evaluation.md says why each range), so that no
+//! stated distributions ([`mod@draw`]; docs/evaluation.md says why each range), so that no
 //! controller can be tuned to the board, reported as distributions: per controller and metric
 //! the mean, the 10th, 50th and 90th percentiles and the worst path with the command that reruns
 //! it, and a CDF per metric.

@@ -5,8 +5,8 @@
 //! rounds are log2 of the BDP in packets), clamped to [`MIN_RUN_S`]..[`MAX_RUN_S`], and then cut
 //! to [`PACKET_BUDGET`] packets at the bottleneck's rate (never below [`MIN_ROUNDS`] round trips
 //! after slow start). The cut is what keeps the board affordable: the simulator's cost grows with
-//! packets, not virtual seconds, so a gigabit path runs a few hundred round trips rather than
-//! [`MIN_RUN_S`] seconds.
+//! packets, not virtual seconds, so a gigabit path with a long RTT runs fewer seconds than a
+//! slow one.
 //!
 //! A flow alone runs `T`. Beside a peer that sends throughout, `2 T` (two flows need longer to
 //! converge than one to fill the link). A peer that arrives late starts at `T` of a `2 T` run. A
