@@ -12,6 +12,11 @@
   headline     the opening paragraph's figures from the README's own quick sweep (20 s, five loss
                rates, five controllers): each controller's goodput at 1 % loss and the sweep's
                wall time as measured here, and its goodput plot copied to docs/quick-goodput.png
+  random-paths `discern score --paths N --path-seed S` over the default controllers: per
+               controller the mean and tail of each metric from paths.json, with the seed and the
+               command beside them, the summary page and the CDFs copied to docs/results/paths/
+               (README shows the summary page, docs/RESULTS.md the CDFs), and the draw's wall
+               time written into docs/evaluation.md (`paths-cost`)
 
 The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
 controller (between its `discern-*` markers), from the same score.csv, its goals table, and the
@@ -22,6 +27,8 @@ bottleneck goals (`bottleneck-goals`, by scripts/score_goals.py from the same sc
     scripts/readme_eval.py --only sweep-runs --runs 5
     scripts/readme_eval.py --only scoreboard --reuse   # re-tabulate out/readme-eval/score
     scripts/readme_eval.py --only scoreboard --from out/score --print   # show, write nothing
+    scripts/readme_eval.py --only random-paths --paths 200 --path-seed 1
+    scripts/readme_eval.py --only random-paths --paths 6 --print        # a quick look
 """
 
 import argparse
@@ -293,16 +300,104 @@ def sim_speed(args):
     return "\n".join(table)
 
 
+PATHS_COLUMNS = [
+    ("efficiency", "efficiency alone", "p10"),
+    ("share", "share beside a peer", "p10"),
+    ("peer_kept", "peer keeps", "p10"),
+    ("queue_p95_vs_budget_no_jitter", "p95 queue / budget, no jitter", "p90"),
+    ("queue_after_peer_vs_budget", "queue after a peer left / budget", "p90"),
+]
+
+
+def paths_run(args):
+    """Runs the draw (unless reused) and returns its folder; the wall time goes to wall.json."""
+    out = Path(args.from_paths) if args.from_paths else Path(args.out) / "paths"
+    if args.reuse or args.from_paths:
+        return out
+    cmd = [BINARY, "score", "--paths", str(args.paths), "--path-seed", str(args.path_seed),
+           "--jobs", str(args.jobs), "--out", str(out)]
+    print("+", " ".join(map(str, cmd)), file=sys.stderr)
+    start = time.monotonic()
+    done = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - start
+    if not (out / "paths.json").is_file():
+        sys.exit(f"`discern score --paths` exited {done.returncode} without paths.json")
+    (out / "wall.json").write_text(json.dumps({"wall_s": wall, "jobs": args.jobs,
+                                               "cpus": os.cpu_count()}) + "\n")
+    return out
+
+
+def paths_table(board):
+    """One row per controller: each metric's mean and its tail (p10, or p90 for the queues)."""
+    spreads = {(s["controller"], s["metric"]): s for s in board["spreads"]}
+    head = "| controller | " + " | ".join(f"{label} (mean, {tail})"
+                                          for _, label, tail in PATHS_COLUMNS) + " |"
+    lines = [head, "|---" * (len(PATHS_COLUMNS) + 1) + "|"]
+    for c in board["controllers"]:
+        cells = []
+        for metric, _, tail in PATHS_COLUMNS:
+            s = spreads.get((c, metric))
+            cells.append("n/a" if s is None else f"{s['mean']:.2f}, {s[tail]:.2f} (n {s['n']})")
+        lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def random_paths(args):
+    out = paths_run(args)
+    board = json.load(open(out / "paths.json"))
+    draw = board["draw"]
+    seed_line = (f"Seed {draw['path_seed']}, {draw['paths']} paths: `{board['command']}` "
+                 "(definitions and distributions: [docs/evaluation.md](docs/evaluation.md#random-paths)); "
+                 f"{len(board['failures'])} runs failed.")
+    lines = [seed_line, ""] + paths_table(board)
+    worst = [s for s in board["spreads"] if s["controller"] == "discern"]
+    if worst:
+        lines += ["", "`discern`'s worst paths (rerun with the command):", ""]
+        lines += [f"- {s['metric']} {s['worst']['value']:.2f}: {s['worst']['description']}; "
+                  f"`{s['worst']['command']}`" for s in worst]
+    pictures = ["paths-summary.png"] + [f"cdf-{m}.png" for m in
+                                        ("efficiency", "share", "peer_kept",
+                                         "queue_p95_vs_budget")]
+    if not args.print:
+        target = ROOT / "docs" / "results" / "paths"
+        target.mkdir(parents=True, exist_ok=True)
+        for name in pictures:
+            shutil.copy(out / name, target / name)
+        cdfs = [f"![CDF of {p[4:-4]}, seed {draw['path_seed']}](results/paths/{p})"
+                for p in pictures[1:]]
+        replace_between(ROOT / "docs" / "RESULTS.md", "random-paths",
+                        "\n".join(lines + [""] + cdfs))
+        wall_file = out / "wall.json"
+        if wall_file.is_file():
+            wall = json.load(open(wall_file))
+            manifest = json.load(open(out / "manifest.json"))
+            cost = (f"Measured by `scripts/readme_eval.py --only random-paths`: {draw['paths']} "
+                    f"paths (seed {draw['path_seed']}) x {len(board['controllers'])} controllers, "
+                    f"{manifest['total']} runs with the references, took "
+                    f"{wall['wall_s'] / 60:.1f} minutes of wall time with `--jobs {wall['jobs']}` "
+                    f"on a {wall['cpus']}-CPU machine (release build).")
+            replace_between(ROOT / "docs" / "evaluation.md", "paths-cost", cost)
+        print("docs/RESULTS.md, docs/evaluation.md: random paths updated", file=sys.stderr)
+    summary = (f"![Random-path board, seed {draw['path_seed']}, {draw['paths']} paths]"
+               f"(docs/results/paths/paths-summary.png)")
+    return "\n".join(lines + ["", summary])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=str(ROOT / "out" / "readme-eval"))
-    ap.add_argument("--only", choices=["sweep-runs", "scoreboard", "sim-speed", "headline"])
+    ap.add_argument("--only", choices=["sweep-runs", "scoreboard", "sim-speed", "headline",
+                                       "random-paths"])
+    ap.add_argument("--paths", type=int, default=200, help="random-paths: paths in the draw")
+    ap.add_argument("--path-seed", type=int, default=1, help="random-paths: the draw's seed")
+    ap.add_argument("--from-paths", help="an existing `discern score --paths` output folder")
     ap.add_argument("--from", dest="from_dir", help="an existing `discern score` output folder")
     ap.add_argument("--reuse", action="store_true",
-                    help="scoreboard: tabulate the last run's score.csv instead of running it")
+                    help="scoreboard, random-paths: tabulate the last run's outputs instead of "
+                         "running it")
     ap.add_argument("--print", action="store_true",
                     help="print the generated blocks instead of writing README.md, "
                          "docs/RESULTS.md, docs/results/score.png and tradeoff.png")
@@ -310,7 +405,8 @@ def main():
     run(["cargo", "build", "--release", "-q", "-p", "quinn-discern-harness"])
     readme = ROOT / "README.md"
     for marker, make in [("sweep-runs", sweep_runs), ("scoreboard", scoreboard),
-                         ("sim-speed", sim_speed), ("headline", headline)]:
+                         ("sim-speed", sim_speed), ("headline", headline),
+                         ("random-paths", random_paths)]:
         if args.only in (None, marker):
             if args.print:
                 print(f"<!-- {marker} -->\n{make(args)}\n")

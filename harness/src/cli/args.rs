@@ -28,7 +28,8 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Score controllers over a fixed matrix of path classes, n seeds each: efficiency on random
     /// loss, harm to a competing flow, fairness, verdict accuracy, queueing delay, each with its
-    /// 95 % confidence interval; writes score.csv, score.json and a heatmap.
+    /// 95 % confidence interval; writes score.csv, score.json and a heatmap. With --paths N,
+    /// over N random paths instead: distributions, worst paths and CDFs.
     Score(ScoreArgs),
     /// Merge the --out folders of `sweep --shard` or `score --shard` runs into what one
     /// unsharded run writes.
@@ -60,9 +61,22 @@ pub struct ScoreArgs {
     /// The first seed.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub seed: u64,
-    /// Output folder; each run's summary.json goes to DIR/runs/INDEX-CLASS-CONTROLLER.../.
-    #[arg(long, value_name = "DIR", default_value = "out/score")]
-    pub out: PathBuf,
+    /// Output folder [default: out/score, or out/score-paths with --paths]; each run's
+    /// summary.json goes to DIR/runs/INDEX-CLASS-CONTROLLER.../ (INDEX-path-K-CONTROLLER/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Score on N paths drawn at random (rate, RTT, buffer, AQM, loss, jitter, trace, ACK
+    /// decimation, peer; the distributions are in docs/evaluation.md) instead of the fixed
+    /// classes: writes paths.csv, paths.json, a CDF per metric and a summary page.
+    #[arg(long, value_name = "N", conflicts_with_all = ["runs", "seed"])]
+    pub paths: Option<usize>,
+    /// The random paths' seed: the same N and S draw the same paths and give the same bytes.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "paths")]
+    pub path_seed: u64,
+    /// With --paths: run only path K (from 0) of the draw, with its reference runs (paths.json
+    /// gives this command for each controller's worst path).
+    #[arg(long, value_name = "K", requires = "paths")]
+    pub only_path: Option<usize>,
     /// Runs at once [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

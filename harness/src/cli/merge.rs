@@ -74,6 +74,11 @@ pub(super) fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
             }
             finish_score(&args.out, &spec.controllers, &spec.seeds, &plan, &outcomes)
         }
-        other => bail!("manifest of an unknown command `{other}` (expected sweep or score)"),
+        super::score_paths::COMMAND => {
+            super::score_paths::merge_paths(&args.out, &merged.manifest, outcomes)
+        }
+        other => {
+            bail!("manifest of an unknown command `{other}` (expected sweep, score or score-paths)")
+        }
     }
 }

@@ -41,6 +41,7 @@ mod merge;
 mod plot;
 mod run;
 mod score;
+mod score_paths;
 mod sweep_cmd;
 
 pub use args::*;

@@ -66,7 +66,7 @@ fn with_unbuilt(
 /// `--controller` resolved (the defaults without it); the scoreboard runs on the simulator, so
 /// no kernel TCP. It keys its runs and labels its rows by id: each run's scenario resolves the
 /// id when the class's scenario loads.
-fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
+pub(super) fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
     let mut chosen = Vec::new();
     for list in &args.controller {
         chosen.extend(sweep::split_controllers(list)?);
@@ -83,6 +83,10 @@ fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
 }
 
 pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
+    if let Some(paths) = args.paths {
+        return super::score_paths::score_paths_cmd(&args, paths, runner);
+    }
+    let out = args.out.clone().unwrap_or_else(|| "out/score".into());
     let controllers = controllers(&args)?;
     let seeds = sweep::seeds(args.seed, args.runs)?;
     let plan = crate::score::plan(&controllers, &seeds);
@@ -93,7 +97,7 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
         .iter()
         .filter_map(|(job, s)| s.as_ref().ok().map(|s| (job.clone(), s.clone())))
         .collect();
-    let runs_dir = args.out.join("runs");
+    let runs_dir = out.join("runs");
     std::fs::create_dir_all(&runs_dir)
         .with_context(|| format!("creating {}", runs_dir.display()))?;
     let bar = progress_bar(jobs.len(), &runs_label(args.shard));
@@ -133,16 +137,16 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
             })
             .collect::<anyhow::Result<_>>()?,
     };
-    write_manifest(&args.out, &manifest)?;
+    write_manifest(&out, &manifest)?;
     if args.shard.is_some() {
         let failed = outcomes.iter().filter(|o| o.is_err()).count();
-        return shard_done(part, total, part_jobs.len(), failed, &args.out);
+        return shard_done(part, total, part_jobs.len(), failed, &out);
     }
-    finish_score(&args.out, &controllers, &seeds, &plan, &outcomes)
+    finish_score(&out, &controllers, &seeds, &plan, &outcomes)
 }
 
 /// One shard's runs are done; the scoreboard waits for `discern merge`.
-fn shard_done(
+pub(super) fn shard_done(
     part: Shard,
     total: usize,
     ran: usize,

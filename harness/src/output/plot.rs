@@ -17,7 +17,7 @@ const SIZE: (u32, u32) = (1024, 640);
 /// Series beyond this many points are thinned (per bucket: first, min, max, last) before drawing.
 const MAX_POINTS: usize = 4000;
 
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),

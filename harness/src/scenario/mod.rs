@@ -25,6 +25,7 @@ pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
 pub use parse::{MAX_MTU, MIN_MTU};
 pub use receiver::Receiver;
 pub use reference::reference as key_reference;
+pub use trace::read as read_capacity_trace;
 
 use std::path::Path;
 

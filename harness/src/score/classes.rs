@@ -31,7 +31,7 @@ pub fn traces_dir() -> PathBuf {
 
 /// The bottleneck's `loss` value in a scenario file, `None` for no loss. The Gilbert model's
 /// default `h` and `k` are left out, so that a class's text stays as it was written.
-fn loss_toml(loss: &LossModel) -> Option<String> {
+pub(crate) fn loss_toml(loss: &LossModel) -> Option<String> {
     match *loss {
         LossModel::None => None,
         LossModel::Bernoulli { rate } => {
@@ -113,6 +113,8 @@ const PIE: Queue = Queue::Managed {
 const POLICER: &str = "police = { rate = \"8Mbit\", burst = \"60KB\" }";
 /// A receiver that acknowledges every tenth packet, as s2n-quic and Chromium do.
 const DECIMATED: &str = "ack_eliciting_threshold = 10";
+/// A flow that sends 2 MB and ends: a page or an API response rather than a bulk download.
+const TRANSFER_2MB: &str = "bytes = \"2MB\"";
 
 /// Who shares the bottleneck with the controller under test, and so what the class measures.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -198,6 +200,14 @@ impl PathClass {
     /// buffer.
     pub fn is_managed(&self) -> bool {
         self.policed || matches!(self.queue, Queue::Managed { .. })
+    }
+
+    /// The flows send a fixed transfer (a `bytes` key among the flow keys) and are scored by
+    /// when it completes.
+    pub fn is_transfer(&self) -> bool {
+        self.flow_extra
+            .lines()
+            .any(|l| l.trim_start().starts_with("bytes"))
     }
 
     /// Fair queueing at the bottleneck (FQ-CoDel): each flow has a queue of its own, so a
@@ -310,6 +320,27 @@ const CONGESTION_VS_NEWRENO: PathClass = PathClass {
     queue: Queue::DropTail { packets: 34 },
     loss: LossModel::None,
     flows: Flows::Against { peer: "newreno" },
+    duration_s: 20,
+    link_extra: NO_EXTRA,
+    trace: None,
+    flow_extra: NO_EXTRA,
+    policed: false,
+    family: Family::Sharing,
+    pooled: false,
+};
+
+const CONGESTION_VS_CUBIC: PathClass = PathClass {
+    id: "congestion-vs-cubic",
+    label: "vs cubic",
+    description: "against one quinn-cubic flow, 10 Mbit/s, 40 ms RTT, 1 BDP drop-tail \
+                  queue, no random loss",
+    rate_mbit: 10.0,
+    delay_ms: 20,
+    queue: Queue::DropTail { packets: 34 },
+    loss: LossModel::None,
+    flows: Flows::Against {
+        peer: "quinn-cubic",
+    },
     duration_s: 20,
     link_extra: NO_EXTRA,
     trace: None,
@@ -488,26 +519,7 @@ pub const CLASSES: &[PathClass] = &[
         pooled: true,
     },
     CONGESTION_VS_NEWRENO,
-    PathClass {
-        id: "congestion-vs-cubic",
-        label: "vs cubic",
-        description: "against one quinn-cubic flow, 10 Mbit/s, 40 ms RTT, 1 BDP drop-tail \
-                      queue, no random loss",
-        rate_mbit: 10.0,
-        delay_ms: 20,
-        queue: Queue::DropTail { packets: 34 },
-        loss: LossModel::None,
-        flows: Flows::Against {
-            peer: "quinn-cubic",
-        },
-        duration_s: 20,
-        link_extra: NO_EXTRA,
-        trace: None,
-        flow_extra: NO_EXTRA,
-        policed: false,
-        family: Family::Sharing,
-        pooled: false,
-    },
+    CONGESTION_VS_CUBIC,
     PathClass {
         id: "congestion-four",
         label: "four flows",
@@ -732,7 +744,119 @@ pub const CLASSES: &[PathClass] = &[
         family: Family::Sharing,
         ..GIGABIT_RARE_LOSS
     },
+    PathClass {
+        id: "congestion-60M-70ms-vs-cubic",
+        label: "60M 2 BDP vs cubic",
+        description: "against one quinn-cubic flow, 60 Mbit/s, 70 ms RTT, 700-packet (2 BDP) \
+                      drop-tail queue, no random loss",
+        rate_mbit: 60.0,
+        delay_ms: 35,
+        queue: Queue::DropTail { packets: 700 },
+        ..CONGESTION_VS_CUBIC
+    },
+    PathClass {
+        id: "umts-tmobile-vs-cubic",
+        label: "UMTS T-Mobile vs cubic",
+        description: "against one quinn-cubic flow, recorded T-Mobile UMTS downlink while \
+                      driving (mahimahi trace, 2.0 Mbit/s mean), 40 ms RTT, 300-packet drop-tail \
+                      queue, no random loss",
+        rate_mbit: 2.0,
+        queue: Queue::DropTail { packets: 300 },
+        trace: Some("TMobile-UMTS-driving.down"),
+        ..CONGESTION_VS_CUBIC
+    },
+    PathClass {
+        id: "deep-5bdp-vs-bbr",
+        label: "5 BDP vs bbr",
+        description: "against one quinn-bbr flow, 10 Mbit/s, 40 ms RTT, 167-packet (5 BDP) \
+                      drop-tail queue, no random loss",
+        queue: Queue::DropTail { packets: 167 },
+        flows: Flows::Against { peer: "quinn-bbr" },
+        family: Family::Queue,
+        ..CONGESTION_VS_CUBIC
+    },
+    PathClass {
+        id: "lte-tmobile-vs-bbr",
+        label: "LTE T-Mobile vs bbr",
+        description: "against one quinn-bbr flow, recorded T-Mobile LTE downlink (mahimahi \
+                      trace, 16.7 Mbit/s mean), 40 ms RTT, 150-packet drop-tail queue, no random \
+                      loss",
+        rate_mbit: 16.7,
+        queue: Queue::DropTail { packets: 150 },
+        flows: Flows::Against { peer: "quinn-bbr" },
+        trace: Some("TMobile-LTE-short.down"),
+        ..CONGESTION_VS_CUBIC
+    },
+    PathClass {
+        id: "jitter-80M-50ms-0.5%",
+        label: "jitter 80M 50ms 0.5%",
+        description: "one flow, 80 Mbit/s, 50 ms RTT, exponential per-packet jitter of 5 ms \
+                      mean, 0.5 % Bernoulli loss, queue 334 (1 BDP)",
+        rate_mbit: 80.0,
+        delay_ms: 25,
+        queue: Queue::DropTail { packets: 334 },
+        loss: LossModel::Bernoulli { rate: 0.005 },
+        flows: Flows::Alone,
+        duration_s: 10,
+        link_extra: "jitter = { model = \"exponential\", mean = \"5ms\" }",
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::RandomLoss,
+        pooled: false,
+    },
+    PathClass {
+        id: "codel-start-vs-newreno",
+        label: "CoDel 8 s vs newreno",
+        description: "an 8 s run against one newreno flow, 10 Mbit/s, 40 ms RTT, CoDel (RFC \
+                      8289 defaults) on a 1000-packet queue, no random loss: start-up behind an \
+                      AQM, whose every drop is congestion",
+        rate_mbit: 10.0,
+        duration_s: 8,
+        ..CODEL_VS_NEWRENO
+    },
+    PathClass {
+        id: "pie-start-vs-newreno",
+        label: "PIE 8 s vs newreno",
+        description: "an 8 s run against one newreno flow, 10 Mbit/s, 40 ms RTT, PIE (RFC 8033 \
+                      defaults) on a 1000-packet queue, no random loss: start-up behind an AQM, \
+                      whose every drop is congestion",
+        rate_mbit: 10.0,
+        duration_s: 8,
+        queue: PIE,
+        ..CODEL_VS_NEWRENO
+    },
+    CODEL_TRANSFER,
+    PathClass {
+        id: "pie-2MB",
+        label: "PIE 2 MB",
+        description: "one 2 MB transfer alone, 10 Mbit/s, 40 ms RTT, PIE (RFC 8033 defaults) on \
+                      a 1000-packet queue, no random loss, within 8 s",
+        queue: PIE,
+        ..CODEL_TRANSFER
+    },
 ];
+
+/// A short transfer behind an AQM: what start-up alone costs, in completion time and in AQM
+/// drops read as random.
+const CODEL_TRANSFER: PathClass = PathClass {
+    id: "codel-2MB",
+    label: "CoDel 2 MB",
+    description: "one 2 MB transfer alone, 10 Mbit/s, 40 ms RTT, CoDel (RFC 8289 defaults) on a \
+                  1000-packet queue, no random loss, within 8 s",
+    rate_mbit: 10.0,
+    delay_ms: 20,
+    queue: CODEL,
+    loss: LossModel::None,
+    flows: Flows::Alone,
+    duration_s: 8,
+    link_extra: NO_EXTRA,
+    trace: None,
+    flow_extra: TRANSFER_2MB,
+    policed: false,
+    family: Family::Queue,
+    pooled: false,
+};
 
 /// Fibre, 5G and inter-region paths: 1 Gbit/s with a little random loss, where a loss-tolerant
 /// controller pays most and where a stock quinn receiver meets its limit of 1024 holes per

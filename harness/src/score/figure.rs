@@ -31,6 +31,8 @@ pub enum Figure {
     LinkEfficiency,
     OwnDropsVsPeer,
     OwnQueueP95VsPeer,
+    OwnCongestionAsCongestion,
+    CompletionTimeS,
     ReceiverClosed,
     Unfinished,
 }
@@ -56,6 +58,8 @@ impl Figure {
             Figure::LinkEfficiency => "link_efficiency",
             Figure::OwnDropsVsPeer => "own_drops_vs_peer",
             Figure::OwnQueueP95VsPeer => "own_queue_p95_vs_peer",
+            Figure::OwnCongestionAsCongestion => "own_congestion_as_congestion",
+            Figure::CompletionTimeS => "completion_time_s",
             Figure::ReceiverClosed => "receiver_closed",
             Figure::Unfinished => "unfinished",
         }
@@ -100,8 +104,14 @@ impl Figure {
                 if class.is_fair_queued() {
                     f.extend([OwnDropsVsPeer, OwnQueueP95VsPeer]);
                 }
+                if class.is_managed() && !lossy {
+                    f.push(OwnCongestionAsCongestion);
+                }
             }
             Flows::Among { .. } => {}
+        }
+        if class.is_transfer() {
+            f.push(CompletionTimeS);
         }
         f.extend([ReceiverClosed, Unfinished]);
         f
@@ -196,6 +206,12 @@ impl SeedValues {
         v.set(Figure::QueueDelayP95S, queue_p95(run));
         v.set(Figure::ReceiverClosed, Some(receiver_closed(class, run)));
         v.set(Figure::Unfinished, Some(unfinished(class, run)));
+        if class.is_transfer() {
+            v.set(
+                Figure::CompletionTimeS,
+                run.flows.first().and_then(|f| f.completion_time_s),
+            );
+        }
         match class.flows {
             Flows::Alone => v.alone(class, controller, seed, run, runs),
             Flows::Against { peer } => v.against(class, controller, peer, seed, run, runs),
@@ -269,6 +285,15 @@ impl SeedValues {
             Figure::QueueP95VsReference,
             ratio(queue_p95(run), own_kind.and_then(queue_p95)),
         );
+        if class.is_managed() && class.is_congestion_only() {
+            // Without random loss every loss is the AQM's, so flow 0's own verdicts are its
+            // accuracy, apart from the peer's.
+            let own = run.flows.first().map(|f| f.verdicts);
+            self.set(
+                Figure::OwnCongestionAsCongestion,
+                own.and_then(|v| share(v.congestion, v.random)),
+            );
+        }
         if class.is_fair_queued() {
             let (own, other) = (flow_queue(run, 0), flow_queue(run, 1));
             let drops = |q: FlowQueue| q.drops as f64;

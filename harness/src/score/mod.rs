@@ -34,6 +34,7 @@
 pub mod classes;
 mod figure;
 mod heatmap;
+pub mod paths;
 mod pooled;
 mod table;
 pub mod tradeoff;

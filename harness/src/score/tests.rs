@@ -337,7 +337,7 @@ fn every_figure_has_its_own_name() {
     let mut names: Vec<&str> = all.iter().map(|f| f.as_str()).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 19, "{names:?}");
+    assert_eq!(names.len(), 21, "{names:?}");
     assert_eq!(
         serde_json::to_value(Figure::QueueDelayP95S).unwrap(),
         "queue_delay_p95_s"
