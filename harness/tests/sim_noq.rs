@@ -152,3 +152,27 @@ fn noq_and_quinn_flows_share_a_link() {
     );
     assert!(total > 0.8 * MBIT * 1e6, "{total}");
 }
+
+#[test]
+fn noq_endpoints_write_their_own_qlog_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let qlog = quinn_discern_harness::transport::Qlog {
+        dir: dir.path().join("qlog"),
+    };
+    let mut s = lossy("noq-bbr3", 0.0, 2);
+    s.duration = std::time::Duration::from_secs(1);
+    sim::run_with_qlog(&s, sim::PacketProtection::Null, Some(&qlog)).expect("noq-bbr3 runs");
+    for role in ["sender", "receiver"] {
+        let trace = std::fs::read_to_string(qlog.file(0, role)).unwrap();
+        // JSON-SEQ: a header record, then one per event, packets sent and received among them.
+        assert!(
+            trace.contains("noq-bbr3"),
+            "{role}: {}",
+            &trace[..200.min(trace.len())]
+        );
+        assert!(
+            trace.contains("packet_sent") && trace.contains("packet_received"),
+            "{role}"
+        );
+    }
+}
