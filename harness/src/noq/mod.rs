@@ -59,9 +59,9 @@ impl NoqPeer {
     /// The sender's controller factory.
     ///
     /// noq-proto 1.4 keeps `Bbr3Config::probe_rng_seed` private, with no setter, so BBRv3 draws
-    /// its probe timing (ProbeBW's wait of 2 to 3 s and its Reno-coexistence round bound,
-    /// draft-ietf-ccwg-bbr-06 section 5.3.3.5) from the operating system: a `noq-bbr3` flow is
-    /// not reproducible from the run's seed. CUBIC draws nothing.
+    /// its probe timing (BBRPickProbeWait: ProbeBW's wait of 2 to 3 s and its Reno-coexistence
+    /// round bound, draft-ietf-ccwg-bbr-05 section 5.3.3.5.3) from the operating system: a
+    /// `noq-bbr3` flow is not reproducible from the run's seed. CUBIC draws nothing.
     pub fn factory(self) -> Arc<dyn ControllerFactory + Send + Sync> {
         match self {
             NoqPeer::Bbr3 => Arc::new(Bbr3Config::default()),
