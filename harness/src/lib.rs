@@ -5,6 +5,7 @@ pub mod cli;
 pub mod link;
 pub mod logplot;
 pub mod netns;
+pub mod noq;
 pub mod output;
 pub mod payload;
 pub mod report;

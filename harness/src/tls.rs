@@ -14,6 +14,12 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 #[error("TLS set-up: {0}")]
 pub struct TlsError(String);
 
+impl TlsError {
+    pub fn new(reason: String) -> Self {
+        Self(reason)
+    }
+}
+
 /// The name every client connects to and the certificate names.
 pub const SERVER_NAME: &str = "discern.sim";
 
@@ -56,6 +62,11 @@ impl Identity {
     /// data enabled), for a caller that wraps it in a `quinn_proto::crypto` implementation of its
     /// own. Any difference would change the ClientHello, and with it the handshake's packets.
     pub fn client_crypto(&self) -> Result<QuicClientConfig, TlsError> {
+        QuicClientConfig::try_from(self.rustls_client()?).map_err(|e| TlsError(e.to_string()))
+    }
+
+    /// The rustls configuration of [`Identity::client_crypto`], for a QUIC stack to wrap.
+    pub fn rustls_client(&self) -> Result<rustls::ClientConfig, TlsError> {
         let tls = |e: &dyn std::fmt::Display| TlsError(e.to_string());
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let verifier = WebPkiServerVerifier::builder_with_provider(self.roots()?, provider.clone())
@@ -67,7 +78,15 @@ impl Identity {
             .with_webpki_verifier(verifier)
             .with_no_client_auth();
         config.enable_early_data = true;
-        QuicClientConfig::try_from(config).map_err(|e| tls(&e))
+        Ok(config)
+    }
+
+    /// The certificate and its private key, for a QUIC stack's server configuration.
+    pub fn cert_and_key(&self) -> (CertificateDer<'static>, PrivateKeyDer<'static>) {
+        (
+            self.cert.clone(),
+            PrivateKeyDer::Pkcs8(self.key.clone_key()),
+        )
     }
 
     /// Trust in this identity's certificate alone.

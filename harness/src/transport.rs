@@ -23,6 +23,8 @@ const MIN_WINDOW: u64 = 16 * 1024 * 1024;
 pub enum TransportError {
     #[error("{0} is the kernel's TCP, not a QUIC controller: it runs only with --link netns")]
     KernelTcp(String),
+    #[error("{0} runs on noq's endpoints, which quinn's transport configuration does not set up")]
+    Noq(&'static str),
     #[error("flow window of {0} bytes is beyond QUIC's varint range")]
     Window(u64),
     #[error("qlog: {path}: {reason}")]
@@ -92,23 +94,21 @@ impl FlowTransport {
         flow: &Flow,
         qlog: Option<FlowQlog<'_>>,
     ) -> Result<Self, TransportError> {
-        let window = (4 * pipe_bytes(scenario, &flow.path)).max(MIN_WINDOW);
-        let cap = flow.receive_window.map(|b| b.0);
+        let windows = Windows::new(scenario, flow);
         let mut sender = base(scenario)?;
         let mut receiver = base(scenario)?;
-        let receive = cap.unwrap_or(2 * window);
-        receiver.stream_receive_window(varint(receive)?);
-        receiver.receive_window(varint(receive)?);
-        sender.stream_receive_window(varint(2 * window)?);
-        sender.receive_window(varint(2 * window)?);
-        let send = window.max(cap.unwrap_or(0));
-        sender.send_window(send);
-        receiver.send_window(send);
+        receiver.stream_receive_window(varint(windows.receive)?);
+        receiver.receive_window(varint(windows.receive)?);
+        sender.stream_receive_window(varint(windows.sender_receive)?);
+        sender.receive_window(varint(windows.sender_receive)?);
+        sender.send_window(windows.send);
+        receiver.send_window(windows.send);
         match &flow.controller {
             FlowController::Quic(spec) => spec.apply_observed(&mut sender),
             FlowController::KernelTcp(tcp) => {
                 return Err(TransportError::KernelTcp(tcp.id().to_owned()))
             }
+            FlowController::Noq(peer) => return Err(TransportError::Noq(peer.id())),
         }
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
             sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
@@ -124,9 +124,36 @@ impl FlowTransport {
         Ok(Self {
             sender: Arc::new(sender),
             receiver: Arc::new(receiver),
-            receive_window: receive,
+            receive_window: windows.receive,
             idle_timeout: idle_timeout(scenario),
         })
+    }
+}
+
+/// A flow's flow-control windows, in bytes, the same for either stack.
+///
+/// Without a `receive_window`, flow control must never be what limits a flow: the sender
+/// buffers up to four times the path's bandwidth-delay product plus its queues, and the receive
+/// windows are twice that. A `receive_window` is the receiver's cap, as TCP's advertised window.
+#[derive(Debug, Clone, Copy)]
+pub struct Windows {
+    /// The receiver's stream and connection receive windows.
+    pub receive: u64,
+    /// The sender's own receive windows (its peer sends nothing on the stream).
+    pub sender_receive: u64,
+    /// Both sides' send windows.
+    pub send: u64,
+}
+
+impl Windows {
+    pub fn new(scenario: &Scenario, flow: &Flow) -> Self {
+        let window = (4 * pipe_bytes(scenario, &flow.path)).max(MIN_WINDOW);
+        let cap = flow.receive_window.map(|b| b.0);
+        Self {
+            receive: cap.unwrap_or(2 * window),
+            sender_receive: 2 * window,
+            send: window.max(cap.unwrap_or(0)),
+        }
     }
 }
 
@@ -177,7 +204,7 @@ fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
 
 /// Twice the run's duration, and at least 60 s: a stalled flow shows up as low goodput, never
 /// as a closed connection.
-fn idle_timeout(scenario: &Scenario) -> Duration {
+pub fn idle_timeout(scenario: &Scenario) -> Duration {
     let ms = (2 * scenario.duration.as_millis()).clamp(60_000, 1 << 40) as u64;
     Duration::from_millis(ms)
 }
@@ -206,6 +233,6 @@ pub fn pipe_bytes(scenario: &Scenario, path: &[usize]) -> u64 {
     (rate as f64 / 8.0 * 2.0 * delay.as_secs_f64()) as u64 + queues * u64::from(scenario.mtu)
 }
 
-fn varint(v: u64) -> Result<VarInt, TransportError> {
+pub(crate) fn varint(v: u64) -> Result<VarInt, TransportError> {
     VarInt::from_u64(v).map_err(|_| TransportError::Window(v))
 }

@@ -18,6 +18,14 @@ pub(super) fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
     outln!()?;
+    outln!(
+        "Peers from another QUIC stack ({}; sender and receiver both noq, simulator only):",
+        crate::noq::SOURCE
+    )?;
+    for p in crate::noq::NoqPeer::ALL {
+        outln!("  {:width$}  {}", p.id(), p.summary())?;
+    }
+    outln!()?;
     outln!("Scenarios in {}/:", scenarios_dir.display())?;
     let mut files: Vec<PathBuf> = match std::fs::read_dir(scenarios_dir) {
         Ok(entries) => entries

@@ -103,6 +103,12 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         );
     }
     for (i, flow) in scenario.flows.iter().enumerate() {
+        if let Some(peer) = flow.controller.noq() {
+            bail!(
+                "flow {i}: {peer} runs in the simulator only (--link sim): the namespace runner \
+                 drives quinn endpoints, and noq's are not wired to its sockets yet"
+            );
+        }
         let Some(tcp) = flow.controller.kernel_tcp() else {
             continue;
         };

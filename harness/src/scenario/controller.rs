@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use quinn_discern::registry::{self, ControllerSpec, ParseError};
 
+use crate::noq::NoqPeer;
+
 /// The prefix of the kernel TCP ids: `tcp-cubic` is the kernel's `cubic`.
 pub const KERNEL_TCP_PREFIX: &str = "tcp-";
 
@@ -19,6 +21,9 @@ pub enum FlowController {
     /// The kernel's TCP with one of its congestion controls, as a reference beside QUIC flows;
     /// only the netns runner has a kernel to run it.
     KernelTcp(KernelTcp),
+    /// A controller of another QUIC stack (`noq-bbr3`, `noq-cubic`): a noq sender and a noq
+    /// receiver, in either runner.
+    Noq(NoqPeer),
 }
 
 /// A kernel TCP controller id, `tcp-NAME`. Whether the kernel offers NAME is the netns runner's
@@ -41,9 +46,12 @@ impl KernelTcp {
 }
 
 impl FlowController {
-    /// Resolves `id` (trimmed): a kernel TCP id, or one the registry knows.
+    /// Resolves `id` (trimmed): a kernel TCP id, a noq peer, or one the registry knows.
     pub fn parse(id: &str) -> Result<Self, ParseError> {
         let id = id.trim();
+        if let Some(peer) = NoqPeer::parse(id) {
+            return Ok(FlowController::Noq(peer));
+        }
         match id.strip_prefix(KERNEL_TCP_PREFIX) {
             Some(name) if !name.is_empty() => {
                 Ok(FlowController::KernelTcp(KernelTcp { id: id.to_owned() }))
@@ -57,6 +65,7 @@ impl FlowController {
         match self {
             FlowController::Quic(spec) => spec.id(),
             FlowController::KernelTcp(tcp) => tcp.id(),
+            FlowController::Noq(peer) => peer.id(),
         }
     }
 
@@ -64,7 +73,15 @@ impl FlowController {
     pub fn kernel_tcp(&self) -> Option<&KernelTcp> {
         match self {
             FlowController::KernelTcp(tcp) => Some(tcp),
-            FlowController::Quic(_) => None,
+            FlowController::Quic(_) | FlowController::Noq(_) => None,
+        }
+    }
+
+    /// The noq peer, if the flow runs one.
+    pub fn noq(&self) -> Option<NoqPeer> {
+        match self {
+            FlowController::Noq(peer) => Some(*peer),
+            FlowController::Quic(_) | FlowController::KernelTcp(_) => None,
         }
     }
 }
@@ -143,5 +160,13 @@ mod tests {
         let e = FlowController::parse("tcp-").unwrap_err().to_string();
         assert!(e.contains("tcp-"), "{e}");
         assert!(FlowController::parse("no-such").is_err());
+        let noq = FlowController::parse(" noq-bbr3").unwrap();
+        assert_eq!(noq.noq(), Some(NoqPeer::Bbr3));
+        assert_eq!(noq.id(), "noq-bbr3");
+        assert!(noq.kernel_tcp().is_none());
+        assert_eq!(
+            FlowController::parse("noq-cubic").unwrap().noq(),
+            Some(NoqPeer::Cubic)
+        );
     }
 }

@@ -839,6 +839,15 @@ fn receiver(t: &Table<'_>, e: &Entry, controller: &FlowController) -> Result<Rec
             ),
         ));
     }
+    if let (Some(peer), Receiver::S2nQuic) = (controller.noq(), receiver) {
+        return Err(t.diag(
+            e.value.at,
+            format!(
+                "receiver = \"{receiver}\" cannot stand behind {peer}, whose receiver is noq's \
+                 own endpoint; remove receiver or choose a quinn controller"
+            ),
+        ));
+    }
     Ok(receiver)
 }
 

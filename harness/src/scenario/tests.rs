@@ -1267,6 +1267,15 @@ fn s2n_quic_receives_quic_flows_that_ask_for_no_ack_frequency() {
         ) && tcp.contains("tcp-cubic is the kernel's TCP"),
         "{tcp}"
     );
+    let noq = err(&edit(
+        "controller = \"reno\"",
+        "controller = \"noq-bbr3\"\nreceiver = \"s2n-quic\"",
+    ));
+    assert!(
+        noq.starts_with("scenarios/x.toml:24:12: flow 1: receiver = \"s2n-quic\" cannot stand")
+            && noq.contains("noq-bbr3, whose receiver is noq's own endpoint"),
+        "{noq}"
+    );
     for key in ["max_ack_delay = \"1ms\"", "ack_eliciting_threshold = 10"] {
         let e = err(&edit(
             "count = 3",

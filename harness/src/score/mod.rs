@@ -67,6 +67,7 @@ pub const DEFAULT_CONTROLLERS: &[&str] = &[
     "quinn-newreno",
     "quinn-cubic",
     "quinn-bbr",
+    "noq-bbr3",
 ];
 
 /// The controller whose goodput every other one's is paired with on random-loss classes.

@@ -1,20 +1,19 @@
 //! One flow: a QUIC client (the sender: one unidirectional stream carrying the flow's bytes) and a
-//! QUIC server (the receiver: reads and checks every byte), driven sans-IO in virtual time.
+//! QUIC server (the receiver: reads and checks every byte), driven sans-IO in virtual time, on
+//! either stack behind the seam of [`super::stack`].
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::sync::Arc;
+use std::ops::ControlFlow;
 
 use bytes::{Bytes, BytesMut};
-use quinn_proto::{
-    ClientConfig, Connection, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig,
-    Event, ReadError, ReadableError, ServerConfig, StreamEvent, StreamId, WriteError, Written,
-};
 
 use super::clock::{ticks, QuinnTime, VTime};
 use super::network::{Event as NetEvent, Net, Packet};
+use super::stack::{AppEvent, End, ReadStop};
 use super::truth::Side;
 use super::SimError;
 use crate::payload::Pattern;
+use crate::report::record::SenderCounts;
 
 /// Bytes handed to the sender's stream per `write` call.
 const WRITE_CHUNK: usize = 64 * 1024;
@@ -30,7 +29,7 @@ pub fn address(index: usize, side: Side) -> SocketAddr {
 }
 
 /// The RNG seed of one endpoint, so connection IDs and packet-number skips are reproducible.
-fn endpoint_seed(seed: u64, index: usize, side: Side) -> [u8; 32] {
+pub fn endpoint_seed(seed: u64, index: usize, side: Side) -> [u8; 32] {
     let mut s = [0u8; 32];
     s[..8].copy_from_slice(&seed.to_le_bytes());
     s[8..16].copy_from_slice(&(index as u64).to_le_bytes());
@@ -42,29 +41,25 @@ fn endpoint_seed(seed: u64, index: usize, side: Side) -> [u8; 32] {
     s
 }
 
-/// One QUIC endpoint with (at most) one connection.
-struct Peer {
-    endpoint: Endpoint,
+/// One QUIC endpoint with (at most) one connection, and its timer.
+struct Peer<E> {
+    end: E,
     addr: SocketAddr,
-    conn: Option<(ConnectionHandle, Connection)>,
     /// The connection's pending timeout and its generation (older timer events are stale).
     timer: Option<VTime>,
     timer_gen: u64,
 }
 
-impl Peer {
-    fn new(endpoint: Endpoint, addr: SocketAddr) -> Self {
+impl<E> Peer<E> {
+    fn new(end: E, addr: SocketAddr) -> Self {
         Self {
-            endpoint,
+            end,
             addr,
-            conn: None,
             timer: None,
             timer_gen: 0,
         }
     }
-}
 
-impl Peer {
     /// Makes `next` the connection's pending timeout; an event for an older one goes stale.
     fn set_timer(&mut self, next: Option<VTime>, flow: usize, side: Side, net: &mut Net) {
         if next == self.timer {
@@ -80,81 +75,94 @@ impl Peer {
 }
 
 /// The application on the sending side.
-struct Sender {
-    /// The handshake completed (quinn's `Connected`).
+struct Sender<S> {
+    /// The handshake completed (the stack's `Connected`).
     connected: bool,
-    stream: Option<StreamId>,
+    stream: Option<S>,
     writable: bool,
     /// Total bytes to send; `u64::MAX` for an unbounded flow.
     total: u64,
     /// Bytes accepted by the stream so far.
     written: u64,
-    /// Generated but not yet accepted bytes, at offset `written`. Handed to quinn as `Bytes`,
+    /// Generated but not yet accepted bytes, at offset `written`. Handed to the stack as `Bytes`,
     /// which it keeps without copying (`write` would copy every byte once more).
     chunk: Bytes,
     finished: bool,
 }
 
 /// The application on the receiving side.
-struct Receiver {
-    stream: Option<StreamId>,
-    received: u64,
-    packets: u64,
+struct Receiver<S> {
+    stream: Option<S>,
     ended: bool,
 }
 
-/// Everything the simulator tracks about one flow.
-pub struct FlowState {
+/// What the simulator knows of a flow whichever its stack.
+pub struct FlowInfo {
     pub index: usize,
     pub controller: String,
     pub start: VTime,
     pub bytes: Option<u64>,
-    pattern: Pattern,
-    client: Peer,
-    server: Peer,
-    client_config: ClientConfig,
-    sender: Sender,
-    receiver: Receiver,
-    span: tracing::Span,
     pub completion: Option<VTime>,
     pub started: bool,
     /// Why the receiver closed the connection before the flow ended.
     pub receiver_closed: Option<String>,
+    /// Application bytes the receiver checked, and datagrams that reached it.
+    pub delivered: u64,
+    pub packets_delivered: u64,
+    /// The sender's handshake completed.
+    pub handshake: bool,
 }
 
-pub struct FlowSetup {
+impl FlowInfo {
+    /// The finished flow completed, or the flow is still to be driven.
+    pub fn done(&self) -> bool {
+        self.completion.is_some()
+    }
+}
+
+/// Everything the simulator tracks about one flow whose endpoints are `E`s.
+pub struct FlowState<E: End> {
+    pub info: FlowInfo,
+    pattern: Pattern,
+    client: Peer<E>,
+    server: Peer<E>,
+    client_config: E::Client,
+    sender: Sender<E::Stream>,
+    receiver: Receiver<E::Stream>,
+    span: tracing::Span,
+}
+
+pub struct FlowSetup<E: End> {
     pub index: usize,
     pub controller: String,
     pub start: VTime,
     pub bytes: Option<u64>,
     pub seed: u64,
-    pub client_config: ClientConfig,
-    pub server_config: Arc<ServerConfig>,
+    /// The sender's endpoint, and the configuration it connects with.
+    pub client: E,
+    pub client_config: E::Client,
+    /// The receiver's endpoint, which accepts the connection.
+    pub server: E,
 }
 
-impl FlowState {
-    pub fn new(s: FlowSetup) -> Self {
-        let ep_config = Arc::new(EndpointConfig::default());
-        let client = Endpoint::new(
-            ep_config.clone(),
-            None,
-            false,
-            Some(endpoint_seed(s.seed, s.index, Side::Sender)),
-        );
-        let server = Endpoint::new(
-            ep_config,
-            Some(s.server_config),
-            false,
-            Some(endpoint_seed(s.seed, s.index, Side::Receiver)),
-        );
+impl<E: End> FlowState<E> {
+    pub fn new(s: FlowSetup<E>) -> Self {
         Self {
-            index: s.index,
-            controller: s.controller,
-            start: s.start,
-            bytes: s.bytes,
+            info: FlowInfo {
+                index: s.index,
+                controller: s.controller,
+                start: s.start,
+                bytes: s.bytes,
+                completion: None,
+                started: false,
+                receiver_closed: None,
+                delivered: 0,
+                packets_delivered: 0,
+                handshake: false,
+            },
             pattern: Pattern::new(s.seed, s.index),
-            client: Peer::new(client, address(s.index, Side::Sender)),
-            server: Peer::new(server, address(s.index, Side::Receiver)),
+            client: Peer::new(s.client, address(s.index, Side::Sender)),
+            server: Peer::new(s.server, address(s.index, Side::Receiver)),
             client_config: s.client_config,
             sender: Sender {
                 stream: None,
@@ -167,8 +175,6 @@ impl FlowState {
             },
             receiver: Receiver {
                 stream: None,
-                received: 0,
-                packets: 0,
                 ended: false,
             },
             span: tracing::info_span!(
@@ -176,52 +182,33 @@ impl FlowState {
                 index = s.index as u64,
                 role = "sender"
             ),
-            completion: None,
-            started: false,
-            receiver_closed: None,
         }
     }
 
-    pub fn delivered(&self) -> u64 {
-        self.receiver.received
+    /// The sender's congestion window and smoothed RTT, once it has a connection.
+    pub fn window_and_rtt(&self) -> Option<(u64, std::time::Duration)> {
+        self.client.end.window_and_rtt()
     }
 
-    /// The sender's handshake completed.
-    pub fn handshake_done(&self) -> bool {
-        self.sender.connected
-    }
-
-    pub fn packets_delivered(&self) -> u64 {
-        self.receiver.packets
-    }
-
-    /// The finished flow completed, or the flow is still to be driven.
-    pub fn done(&self) -> bool {
-        self.completion.is_some()
-    }
-
-    /// The sender's connection, once it exists.
-    pub fn sender_conn(&self) -> Option<&Connection> {
-        self.client.conn.as_ref().map(|(_, c)| c)
+    /// The sender's counters, once it has a connection.
+    pub fn sender_counts(&mut self) -> Option<SenderCounts> {
+        self.client.end.counts()
     }
 
     /// Opens the connection at `now`.
     pub fn start(&mut self, now: VTime, net: &mut Net) -> Result<(), SimError> {
-        self.started = true;
+        self.info.started = true;
         let t = net.clock.instant(now);
         let _g = self.span.enter();
         let remote = self.server.addr;
         let config = self.client_config.clone();
-        let r = net.quinn.timed(|| {
-            self.client
-                .endpoint
-                .connect(t, config, remote, crate::tls::SERVER_NAME)
-        });
-        let (ch, conn) = r.map_err(|e| SimError::Connect {
-            flow: self.index,
-            reason: e.to_string(),
-        })?;
-        self.client.conn = Some((ch, conn));
+        let client = &mut self.client.end;
+        net.quinn
+            .timed(|| client.connect(t, config, remote))
+            .map_err(|reason| SimError::Connect {
+                flow: self.info.index,
+                reason,
+            })?;
         drop(_g);
         self.drive(Side::Sender, now, net)
     }
@@ -236,52 +223,30 @@ impl FlowState {
         let (peer, remote) = match to {
             Side::Sender => (&mut self.client, self.server.addr),
             Side::Receiver => {
-                self.receiver.packets += 1;
+                self.info.packets_delivered += 1;
                 (&mut self.server, self.client.addr)
             }
         };
         let t = net.clock.instant(now);
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let event = net.quinn.timed(|| {
-            peer.endpoint
-                .handle(t, remote, None, packet.ecn, packet.data, scratch)
-        });
-        match event {
-            None => {}
-            Some(DatagramEvent::ConnectionEvent(ch, ev)) => {
-                if let Some((own, conn)) = peer.conn.as_mut() {
-                    if *own == ch {
-                        net.quinn.timed(|| conn.handle_event(ev));
-                    }
-                }
-            }
-            Some(DatagramEvent::NewConnection(incoming)) => {
-                if to == Side::Receiver && peer.conn.is_none() {
-                    net.scratch.clear();
-                    let scratch = &mut net.scratch;
-                    let r = net.quinn.timed(|| {
-                        peer.endpoint
-                            .accept(incoming, t, scratch, None)
-                            .map_err(|e| e.cause)
-                    });
-                    match r {
-                        Ok(c) => peer.conn = Some(c),
-                        Err(e) => {
-                            return Err(SimError::Connect {
-                                flow: self.index,
-                                reason: e.to_string(),
-                            })
-                        }
-                    }
-                } else {
-                    peer.endpoint.ignore(incoming);
-                }
-            }
-            Some(DatagramEvent::Response(tx)) => {
+        let accept = to == Side::Receiver;
+        let end = &mut peer.end;
+        let handled = net
+            .quinn
+            .timed(|| end.handle(t, remote, packet.ecn, packet.data, scratch, accept));
+        match handled {
+            Ok(None) => {}
+            Ok(Some(tx)) => {
                 let data = std::mem::take(&mut net.scratch);
-                net.send(now, self.index, to, &data[..tx.size], tx.ecn);
+                net.send(now, self.info.index, to, &data[..tx.size], tx.ecn);
                 net.scratch = data;
+            }
+            Err(reason) => {
+                return Err(SimError::Connect {
+                    flow: self.info.index,
+                    reason,
+                })
             }
         }
         drop(_g);
@@ -304,10 +269,11 @@ impl FlowState {
             return Ok(());
         }
         peer.timer = None;
-        if let Some((_, conn)) = peer.conn.as_mut() {
+        if peer.end.has_connection() {
             let _g = (side == Side::Sender).then(|| self.span.enter());
             let t = net.clock.instant(now);
-            net.quinn.timed(|| conn.handle_timeout(t));
+            let end = &mut peer.end;
+            net.quinn.timed(|| end.handle_timeout(t));
         }
         self.drive(side, now, net)
     }
@@ -316,69 +282,59 @@ impl FlowState {
     /// and its next timeout.
     pub fn drive(&mut self, side: Side, now: VTime, net: &mut Net) -> Result<(), SimError> {
         let _g = (side == Side::Sender).then(|| self.span.enter());
-        let index = self.index;
+        let index = self.info.index;
         let peer = match side {
             Side::Sender => &mut self.client,
             Side::Receiver => &mut self.server,
         };
-        let Some((ch, conn)) = peer.conn.as_mut() else {
+        if !peer.end.has_connection() {
             return Ok(());
-        };
-        let ch = *ch;
-        let endpoint = &mut peer.endpoint;
+        }
+        let end = &mut peer.end;
         let mut quinn = std::mem::take(&mut net.quinn);
-        let mut drain = |conn: &mut Connection, quinn: &mut QuinnTime| {
-            quinn.timed(|| {
-                let mut n = 0;
-                while let Some(ev) = conn.poll_endpoint_events() {
-                    n += 1;
-                    if let Some(ev) = endpoint.handle_event(ch, ev) {
-                        conn.handle_event(ev);
-                    }
-                }
-                n
-            })
-        };
-        drain(conn, &mut quinn);
+        quinn.timed(|| end.drain_endpoint_events());
         let result = loop {
+            let info = &mut self.info;
             let ended = Ended {
-                completed: self.completion.is_some(),
-                receiver_closed: &mut self.receiver_closed,
+                completed: info.completion.is_some(),
+                receiver_closed: &mut info.receiver_closed,
             };
             let (sender, receiver) = (&mut self.sender, &mut self.receiver);
-            if let Err(e) = app_events(side, conn, sender, receiver, ended, &mut quinn, index) {
+            if let Err(e) = app_events(side, end, sender, receiver, ended, &mut quinn, index) {
                 net.quinn = quinn;
                 return Err(e);
             }
+            self.info.handshake |= self.sender.connected;
             // Application I/O, while the receiver has not closed the connection; the closing
             // connection still sends its CONNECTION_CLOSE below.
             let io = match side {
-                _ if self.receiver_closed.is_some() => Ok(()),
-                Side::Sender => write(&mut self.sender, &self.pattern, conn, &mut quinn, index),
+                _ if self.info.receiver_closed.is_some() => Ok(()),
+                Side::Sender => write(&mut self.sender, &self.pattern, end, &mut quinn, index),
                 Side::Receiver => read(
                     &mut self.receiver,
+                    &mut self.info.delivered,
                     &self.pattern,
-                    conn,
+                    end,
                     &mut quinn,
                     index,
-                    self.bytes,
+                    self.info.bytes,
                 )
                 .map(|ended| {
-                    if ended && self.completion.is_none() {
-                        self.completion = Some(now);
+                    if ended && self.info.completion.is_none() {
+                        self.info.completion = Some(now);
                     }
                 }),
             };
             if let Err(e) = io {
                 break Err(e);
             }
-            transmit(conn, now, net, &mut quinn, index, side);
-            if drain(conn, &mut quinn) == 0 {
+            transmit(end, now, net, &mut quinn, index, side);
+            if quinn.timed(|| end.drain_endpoint_events()) == 0 {
                 break Ok(());
             }
         };
         let next = quinn
-            .timed(|| conn.poll_timeout())
+            .timed(|| end.poll_timeout())
             .map(|i| net.clock.vtime(i).max(now));
         net.quinn = quinn;
         peer.set_timer(next, index, side, net);
@@ -397,34 +353,32 @@ struct Ended<'a> {
 /// completed, or the receiver closed it: the receiver's own close (a stock quinn receiver gives
 /// up on a stream with more than 1024 holes) is the flow's outcome, and the sender then loses
 /// its connection as a consequence.
-fn app_events(
+fn app_events<E: End>(
     side: Side,
-    conn: &mut Connection,
-    sender: &mut Sender,
-    receiver: &mut Receiver,
+    end: &mut E,
+    sender: &mut Sender<E::Stream>,
+    receiver: &mut Receiver<E::Stream>,
     ended: Ended<'_>,
     quinn: &mut QuinnTime,
     flow: usize,
 ) -> Result<(), SimError> {
     let completed = ended.completed;
-    while let Some(ev) = quinn.timed(|| conn.poll()) {
+    while let Some(ev) = quinn.timed(|| end.poll()) {
         match ev {
-            Event::Connected if side == Side::Sender => {
+            AppEvent::Connected if side == Side::Sender => {
                 sender.connected = true;
-                sender.stream = quinn.timed(|| conn.streams().open(Dir::Uni));
+                sender.stream = quinn.timed(|| end.open_uni());
                 sender.writable = sender.stream.is_some();
             }
-            Event::Stream(StreamEvent::Opened { dir: Dir::Uni })
-                if side == Side::Receiver && receiver.stream.is_none() =>
-            {
-                receiver.stream = quinn.timed(|| conn.streams().accept(Dir::Uni));
+            AppEvent::UniOpened if side == Side::Receiver && receiver.stream.is_none() => {
+                receiver.stream = quinn.timed(|| end.accept_uni());
             }
-            Event::Stream(StreamEvent::Writable { .. }) if side == Side::Sender => {
+            AppEvent::Writable if side == Side::Sender => {
                 sender.writable = true;
             }
-            Event::ConnectionLost { reason } if !completed => {
+            AppEvent::Lost(reason) if !completed => {
                 if side == Side::Receiver {
-                    *ended.receiver_closed = Some(reason.to_string());
+                    *ended.receiver_closed = Some(reason.clone());
                 }
                 if ended.receiver_closed.is_some() {
                     return Ok(());
@@ -432,7 +386,7 @@ fn app_events(
                 return Err(SimError::Connection {
                     flow,
                     side: format!("{side:?}").to_lowercase(),
-                    reason: reason.to_string(),
+                    reason,
                 });
             }
             _ => {}
@@ -442,8 +396,8 @@ fn app_events(
 }
 
 /// Puts every datagram `side`'s connection has to send at `now` on the network.
-fn transmit(
-    conn: &mut Connection,
+fn transmit<E: End>(
+    end: &mut E,
     now: VTime,
     net: &mut Net,
     quinn: &mut QuinnTime,
@@ -454,7 +408,7 @@ fn transmit(
     loop {
         net.scratch.clear();
         let scratch = &mut net.scratch;
-        let Some(tx) = quinn.timed(|| conn.poll_transmit(t, 1, scratch)) else {
+        let Some(tx) = quinn.timed(|| end.poll_transmit(t, scratch)) else {
             break;
         };
         let data = std::mem::take(&mut net.scratch);
@@ -464,25 +418,24 @@ fn transmit(
 }
 
 /// Keeps the sender's stream topped up; finishes it once a finite flow's bytes are all written.
-fn write(
-    s: &mut Sender,
+fn write<E: End>(
+    s: &mut Sender<E::Stream>,
     pattern: &Pattern,
-    conn: &mut Connection,
+    end: &mut E,
     quinn: &mut QuinnTime,
     flow: usize,
 ) -> Result<(), SimError> {
     let Some(id) = s.stream else { return Ok(()) };
+    let failed = |reason: String| SimError::Connection {
+        flow,
+        side: "sender".into(),
+        reason,
+    };
     while s.writable && !s.finished {
         if s.chunk.is_empty() {
             let left = s.total - s.written;
             if left == 0 {
-                quinn.timed(|| conn.send_stream(id).finish()).map_err(|e| {
-                    SimError::Connection {
-                        flow,
-                        side: "sender".into(),
-                        reason: e.to_string(),
-                    }
-                })?;
+                quinn.timed(|| end.finish(id)).map_err(failed)?;
                 s.finished = true;
                 break;
             }
@@ -491,16 +444,12 @@ fn write(
             s.chunk = chunk.freeze();
         }
         let chunks = std::slice::from_mut(&mut s.chunk);
-        match quinn.timed(|| conn.send_stream(id).write_chunks(chunks)) {
-            Ok(Written { bytes: 0, .. }) | Err(WriteError::Blocked) => s.writable = false,
-            Ok(Written { bytes, .. }) => s.written += bytes as u64,
-            Err(e) => {
-                return Err(SimError::Connection {
-                    flow,
-                    side: "sender".into(),
-                    reason: e.to_string(),
-                })
-            }
+        match quinn
+            .timed(|| end.write_chunks(id, chunks))
+            .map_err(failed)?
+        {
+            0 => s.writable = false,
+            bytes => s.written += bytes as u64,
         }
     }
     Ok(())
@@ -509,32 +458,30 @@ fn write(
 /// Checks one chunk read in order and counts it; when `check` is given, the ticks the check
 /// took go to it. Returns whether it was the last byte of a finite flow.
 fn accept(
-    r: &mut Receiver,
+    received: &mut u64,
     pattern: &Pattern,
-    chunk: &quinn_proto::Chunk,
+    offset: u64,
+    bytes: &Bytes,
     expected: Option<u64>,
     flow: usize,
     check: Option<&mut u64>,
 ) -> Result<bool, SimError> {
     let c0 = check.is_some().then(ticks);
-    let ok = chunk.offset == r.received && pattern.check(chunk.offset, &chunk.bytes);
+    let ok = offset == *received && pattern.check(offset, bytes);
     if let (Some(check), Some(c0)) = (check, c0) {
         *check += ticks().saturating_sub(c0);
     }
     if !ok {
-        return Err(SimError::Corrupt {
-            flow,
-            offset: chunk.offset,
-        });
+        return Err(SimError::Corrupt { flow, offset });
     }
-    r.received += chunk.bytes.len() as u64;
-    if expected.is_some_and(|e| r.received > e) {
+    *received += bytes.len() as u64;
+    if expected.is_some_and(|e| *received > e) {
         return Err(SimError::ByteCheck {
             flow,
-            detail: format!("received {} bytes, more than sent", r.received),
+            detail: format!("received {} bytes, more than sent", *received),
         });
     }
-    Ok(expected == Some(r.received))
+    Ok(expected == Some(*received))
 }
 
 /// The stream ended after `received` bytes: the flow completed if that is all it had to send
@@ -551,10 +498,11 @@ fn stream_end(received: u64, expected: Option<u64>, flow: usize) -> Result<bool,
 
 /// Reads and checks whatever arrived in order. Returns whether this call received the last byte of
 /// a finite flow.
-fn read(
-    r: &mut Receiver,
+fn read<E: End>(
+    r: &mut Receiver<E::Stream>,
+    received: &mut u64,
     pattern: &Pattern,
-    conn: &mut Connection,
+    end: &mut E,
     quinn: &mut QuinnTime,
     flow: usize,
     expected: Option<u64>,
@@ -563,56 +511,37 @@ fn read(
     if r.ended {
         return Ok(false);
     }
-    // Timed as one quinn call, less the checks, when drawn.
+    // Timed as one call into the stack, less the checks, when drawn.
     let t0 = quinn.draw().then(ticks);
-    let mut stream = conn.recv_stream(id);
-    let mut chunks = match stream.read(true) {
-        Ok(c) => c,
-        Err(ReadableError::ClosedStream) => return Ok(false),
-        Err(e) => {
-            return Err(SimError::Connection {
-                flow,
-                side: "receiver".into(),
-                reason: e.to_string(),
-            })
-        }
-    };
     let mut check = 0;
     let mut outcome = Ok(false);
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => match accept(
-                r,
-                pattern,
-                &chunk,
-                expected,
-                flow,
-                t0.is_some().then_some(&mut check),
-            ) {
-                Ok(true) => outcome = Ok(true),
-                Ok(false) => {}
-                Err(e) => {
-                    outcome = Err(e);
-                    break;
-                }
-            },
-            Ok(None) => {
-                r.ended = true;
-                outcome = stream_end(r.received, expected, flow);
-                break;
-            }
-            Err(ReadError::Blocked) => break,
+    let stop = end.read(id, |offset, bytes| {
+        let check = t0.is_some().then_some(&mut check);
+        match accept(received, pattern, offset, bytes, expected, flow, check) {
+            Ok(true) => outcome = Ok(true),
+            Ok(false) => {}
             Err(e) => {
-                outcome = Err(SimError::Connection {
-                    flow,
-                    side: "receiver".into(),
-                    reason: e.to_string(),
-                });
-                break;
+                outcome = Err(e);
+                return ControlFlow::Break(());
             }
         }
+        ControlFlow::Continue(())
+    });
+    match stop {
+        Ok(ReadStop::Closed) => outcome = Ok(false),
+        Ok(ReadStop::Finished) => {
+            r.ended = true;
+            outcome = stream_end(*received, expected, flow);
+        }
+        Ok(ReadStop::Blocked | ReadStop::Stopped) => {}
+        Err(reason) => {
+            outcome = Err(SimError::Connection {
+                flow,
+                side: "receiver".into(),
+                reason,
+            })
+        }
     }
-    let _ = chunks.finalize();
     if let Some(t0) = t0 {
         quinn.add_sampled(ticks().saturating_sub(t0).saturating_sub(check));
     }

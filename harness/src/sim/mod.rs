@@ -30,29 +30,28 @@
 
 pub mod clock;
 mod flow;
+mod flows;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
 mod null_crypto;
+mod stack;
 mod truth;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
-use crate::report::record::{
-    EventSamples, FlowOutcome, Reading, Recorder, SenderCounts, SAMPLE_INTERVAL,
-};
+use crate::report::record::{EventSamples, FlowOutcome, Reading, Recorder, SAMPLE_INTERVAL};
 use crate::report::{
     FlowQueue, FlowSeries, LinkInfo, LinkSummary, MeasuredLink, RunOutput, Summary, Timing,
     VerdictAccuracy,
 };
 use crate::scenario::{Receiver, Scenario};
-use crate::transport::{FlowQlog, FlowTransport, Qlog, TransportError};
+use crate::transport::{Qlog, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
-use flow::{FlowSetup, FlowState};
+use flows::SimFlow;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
@@ -134,7 +133,7 @@ struct LossDecision {
 
 struct Sim {
     net: Net,
-    flows: Vec<FlowState>,
+    flows: Vec<SimFlow>,
     sink: Sink,
     captured: Vec<CwndEvent>,
     record: Recorder,
@@ -190,45 +189,11 @@ impl Sim {
         qlog: Option<&Qlog>,
     ) -> Result<Self, SimError> {
         validate(scenario)?;
-        let identity = crate::tls::Identity::generate()?;
-        let (server_base, client_base) = null_crypto::configs(&identity, protection)?;
         let end = from_duration(scenario.duration);
         // Taken before the flows' configurations: their qlog traces count from it too.
         let epoch = Instant::now();
-        let mut paths = Vec::new();
-        let mut flows = Vec::new();
-        for spec in &scenario.flows {
-            let shared = FlowTransport::new(scenario, spec)?;
-            for _ in 0..spec.count {
-                let index = flows.len();
-                let transport = match qlog {
-                    Some(qlog) => FlowTransport::with_qlog(
-                        scenario,
-                        spec,
-                        Some(FlowQlog {
-                            qlog,
-                            flow: index,
-                            start: epoch,
-                        }),
-                    )?,
-                    None => shared.clone(),
-                };
-                let mut server_config = server_base.clone();
-                server_config.transport = transport.receiver;
-                let mut client_config = client_base.clone();
-                client_config.transport_config(transport.sender);
-                flows.push(FlowState::new(FlowSetup {
-                    index,
-                    controller: spec.controller.id().to_owned(),
-                    start: from_duration(spec.start),
-                    bytes: spec.bytes.map(|b| b.0),
-                    seed: scenario.seed,
-                    client_config,
-                    server_config: Arc::new(server_config),
-                }));
-                paths.push(spec.path.clone());
-            }
-        }
+        let flows = flows::build(scenario, protection, qlog, epoch)?;
+        let paths = flows::paths(scenario);
         let net = Net::new(scenario, &paths, Clock::new(epoch));
         Ok(Self {
             net,
@@ -243,15 +208,19 @@ impl Sim {
     }
 
     fn run(&mut self) -> Result<(), SimError> {
-        for f in &self.flows {
+        for f in self.flows.iter().map(SimFlow::info) {
             if f.start <= self.end {
                 self.net.queue.push(f.start, Event::Start(f.index));
             }
         }
         self.net.queue.push(0, Event::Tick);
         let tick = from_duration(SAMPLE_INTERVAL);
-        let mut unfinished = self.flows.iter().filter(|f| f.bytes.is_some()).count();
-        let all_finite = self.flows.iter().all(|f| f.bytes.is_some());
+        let mut unfinished = self
+            .flows
+            .iter()
+            .filter(|f| f.info().bytes.is_some())
+            .count();
+        let all_finite = self.flows.iter().all(|f| f.info().bytes.is_some());
         self.now = self.end;
         while let Some(at) = self.net.queue.peek_time() {
             if at > self.end {
@@ -284,9 +253,9 @@ impl Sim {
                 }
                 Event::Tick => {
                     for f in &self.flows {
-                        if f.started && !f.done() {
+                        if f.info().started && !f.info().done() {
                             if let Some(r) = reading(f, now) {
-                                self.record.reading(f.index, r);
+                                self.record.reading(f.info().index, r);
                             }
                         }
                     }
@@ -300,7 +269,8 @@ impl Sim {
             if let Some(i) = touched {
                 let f = &self.flows[i];
                 let last = self.record.last_sample(i).map(|s| s.t_s);
-                if f.bytes.is_some() && f.completion == Some(now) && last.is_some() {
+                let info = f.info();
+                if info.bytes.is_some() && info.completion == Some(now) && last.is_some() {
                     if last != Some(secs(now)) {
                         if let Some(r) = reading(f, now) {
                             self.record.reading(i, r);
@@ -347,9 +317,11 @@ impl Sim {
     }
 
     /// The summary, the time series, and the ticks spent inside quinn-proto.
-    fn finish(self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
+    fn finish(mut self, scenario: &Scenario) -> (Summary, Vec<FlowSeries>, u64) {
         let end = self.now;
-        let outcomes: Vec<FlowOutcome> = self.flows.iter().map(|f| self.outcome(f, end)).collect();
+        let mut flows = std::mem::take(&mut self.flows);
+        let outcomes: Vec<FlowOutcome> = flows.iter_mut().map(|f| self.outcome(f, end)).collect();
+        self.flows = flows;
         let links = self.link_summaries(scenario, end);
         let accuracy = self.verdict_accuracy(None);
         let per_flow: Vec<VerdictAccuracy> = outcomes
@@ -378,24 +350,23 @@ impl Sim {
     }
 
     /// What flow `f` did, in a run that ended at `end`.
-    fn outcome(&self, f: &FlowState, end: VTime) -> FlowOutcome {
+    fn outcome(&self, flow: &mut SimFlow, end: VTime) -> FlowOutcome {
+        let sender = flow.sender_counts().unwrap_or_default();
+        let f = flow.info();
         FlowOutcome {
             index: f.index,
             controller: f.controller.clone(),
             start: Duration::from_nanos(f.start),
             end: Duration::from_nanos(f.completion.unwrap_or(end)),
             completed: f.completion.is_some(),
-            handshake: f.handshake_done(),
+            handshake: f.handshake,
             asked: f.bytes,
-            delivered: f.delivered(),
+            delivered: f.delivered,
             // Every byte was checked on receipt; a mismatch ends the run with an error.
-            checked: f.delivered(),
-            packets_delivered: f.packets_delivered(),
+            checked: f.delivered,
+            packets_delivered: f.packets_delivered,
             verified: true,
-            sender: f
-                .sender_conn()
-                .map(|c| SenderCounts::of_quinn(&c.stats()))
-                .unwrap_or_default(),
+            sender,
             receiver_closed: f.receiver_closed.clone(),
             receiver_acks: None,
             queue: Some(FlowQueue {
@@ -454,8 +425,9 @@ impl Sim {
                 let delivered = self
                     .flows
                     .iter()
+                    .map(SimFlow::info)
                     .filter(|f| paths.get(f.index).is_some_and(|p| p.contains(&i)))
-                    .map(|f| f.delivered())
+                    .map(|f| f.delivered)
                     .sum();
                 link::summary(
                     l,
@@ -472,13 +444,13 @@ impl Sim {
 }
 
 /// What `f`'s sender shows at `now`, once it has a connection.
-fn reading(f: &FlowState, now: VTime) -> Option<Reading> {
-    let conn = f.sender_conn()?;
+fn reading(f: &SimFlow, now: VTime) -> Option<Reading> {
+    let (cwnd_bytes, rtt) = f.window_and_rtt()?;
     Some(Reading {
         at: Duration::from_nanos(now),
-        cwnd_bytes: conn.stats().path.cwnd,
+        cwnd_bytes,
         ssthresh_bytes: None,
-        rtt_s: conn.rtt().as_secs_f64(),
-        delivered_bytes: f.delivered(),
+        rtt_s: rtt.as_secs_f64(),
+        delivered_bytes: f.info().delivered,
     })
 }
