@@ -131,6 +131,7 @@ fn scenario(controller: &str) -> Scenario {
             max_ack_delay: None,
             ack_every: None,
             receiver: Default::default(),
+            receiver_lies: None,
         }],
         source: None,
     }

@@ -52,7 +52,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::record::{EventSamples, Recorder};
 use crate::report::{FlowSeries, LinkInfo, RunOutput, Summary, Timing};
-use crate::scenario::{Receiver, Scenario};
+use crate::scenario::{Receiver, ReceiverLies, Scenario};
 use links::Links;
 use names::RunPrefix;
 use plan::Plan;
@@ -103,6 +103,9 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         );
     }
     for (i, flow) in scenario.flows.iter().enumerate() {
+        if let Some(lies) = &flow.receiver_lies {
+            bail!("{}", lies_need_the_simulator(scenario, i, lies));
+        }
         let Some(tcp) = flow.controller.kernel_tcp() else {
             continue;
         };
@@ -117,6 +120,21 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         tcp::check(tcp)?;
     }
     Ok(plan)
+}
+
+/// Why flow `index`'s lying receiver cannot run here: its ACK frames cross real sockets under
+/// real packet protection, where nothing can read or rewrite them.
+fn lies_need_the_simulator(scenario: &Scenario, index: usize, lies: &ReceiverLies) -> String {
+    let file = scenario
+        .source
+        .as_ref()
+        .map_or(String::new(), |p| format!("{}:", p.display()));
+    format!(
+        "{file}{}: flow {index}: {lies} needs the simulator, which rewrites the receiver's ACK \
+         frames in plaintext; --link netns carries them encrypted over real sockets. Remove \
+         receiver_lies or run without --link netns",
+        lies.line
+    )
 }
 
 /// [`run`] with hooks.

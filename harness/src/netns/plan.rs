@@ -292,6 +292,7 @@ mod tests {
                     max_ack_delay: None,
                     ack_every: None,
                     receiver: Default::default(),
+                    receiver_lies: None,
                 })
                 .collect(),
             source: None,

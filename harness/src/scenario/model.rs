@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::controller::FlowController;
+use super::lies::ReceiverLies;
 use super::receiver::Receiver;
 pub use super::trace::CapacityTrace;
 use crate::units::{BitRate, Bytes};
@@ -250,4 +251,7 @@ pub struct Flow {
     /// The stack of the receiving endpoint (`receiver = "s2n-quic"`); quinn by default. The
     /// sender is quinn with the flow's controller whichever it is.
     pub receiver: Receiver,
+    /// A receiver that lies about its ACK Delay (`receiver_lies = { .. }`), in the simulator
+    /// only; `None`: it reports the truth.
+    pub receiver_lies: Option<ReceiverLies>,
 }

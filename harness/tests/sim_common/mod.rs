@@ -34,6 +34,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         max_ack_delay: None,
         ack_every: None,
         receiver: Default::default(),
+        receiver_lies: None,
     }
 }
 
