@@ -226,6 +226,7 @@ fn record(links: &Links, events: &[CwndEvent]) -> (Summary, Vec<FlowSeries>) {
     let (flow_summaries, series) = recorder.finish(outcomes);
     let engines: BTreeSet<&str> = links.topo.engines.iter().map(|e| e.as_str()).collect();
     let summary = Summary {
+        receiver_lies: Vec::new(),
         scenario: scenario.name.clone(),
         link: LinkInfo {
             kind: "netns".into(),

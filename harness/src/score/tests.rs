@@ -98,6 +98,7 @@ fn a_class_whose_trace_is_absent_fails_naming_the_file_and_the_variable() {
 
 fn summary(goodputs: &[f64], acc: Option<VerdictAccuracy>) -> Summary {
     Summary {
+        receiver_lies: Vec::new(),
         scenario: "s".into(),
         link: LinkInfo {
             kind: "sim".into(),

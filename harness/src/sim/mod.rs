@@ -30,6 +30,8 @@
 
 pub mod clock;
 mod flow;
+mod frames;
+mod liar;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
@@ -53,6 +55,7 @@ use crate::scenario::{Receiver, Scenario};
 use crate::transport::{FlowQlog, FlowTransport, Qlog, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
 use flow::{FlowSetup, FlowState};
+use liar::Liar;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
@@ -143,7 +146,11 @@ struct Sim {
     now: VTime,
 }
 
-fn validate(scenario: &Scenario) -> Result<(), SimError> {
+/// The `max_ack_delay` a quinn receiver announces unless the sender asks it for another (RFC 9000
+/// section 18.2's default, which quinn keeps): where quinn stops crediting ACK Delay.
+const QUINN_MAX_ACK_DELAY: Duration = Duration::from_millis(25);
+
+fn validate(scenario: &Scenario, protection: PacketProtection) -> Result<(), SimError> {
     use crate::scenario::MIN_MTU;
     let bad = |m: String| Err(SimError::Scenario(m));
     if scenario.mtu < MIN_MTU {
@@ -161,6 +168,15 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
         if f.receiver != Receiver::Quinn {
             return bad(foreign_receiver(scenario, i, f.receiver));
         }
+        if let (Some(lies), PacketProtection::Real) = (&f.receiver_lies, protection) {
+            return bad(format!(
+                "{}flow {i}: {lies} (line {}) rewrites ACK frames, which only null packet \
+                 protection leaves readable; with --real-crypto they are encrypted. Remove \
+                 --real-crypto or receiver_lies",
+                source_prefix(scenario),
+                lies.line
+            ));
+        }
     }
     let total: u64 = scenario.flows.iter().map(|f| f.count as u64).sum();
     if total > 65_536 {
@@ -172,14 +188,19 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
 /// Why the simulator cannot host flow `index`'s `receiver`: it drives quinn-proto endpoints
 /// sans-IO, and no other stack runs on its virtual clock.
 fn foreign_receiver(scenario: &Scenario, index: usize, receiver: Receiver) -> String {
-    let file = scenario
-        .source
-        .as_ref()
-        .map_or(String::new(), |p| format!("{}: ", p.display()));
+    let file = source_prefix(scenario);
     format!(
         "{file}flow {index}: receiver = \"{receiver}\" runs in network namespaces only \
          (--link netns, as root); the simulator hosts quinn receivers alone"
     )
+}
+
+/// The scenario's file, as messages begin with it; empty for a scenario from text.
+fn source_prefix(scenario: &Scenario) -> String {
+    scenario
+        .source
+        .as_ref()
+        .map_or(String::new(), |p| format!("{}: ", p.display()))
 }
 
 impl Sim {
@@ -189,13 +210,14 @@ impl Sim {
         protection: PacketProtection,
         qlog: Option<&Qlog>,
     ) -> Result<Self, SimError> {
-        validate(scenario)?;
+        validate(scenario, protection)?;
         let identity = crate::tls::Identity::generate()?;
         let (server_base, client_base) = null_crypto::configs(&identity, protection)?;
         let end = from_duration(scenario.duration);
         // Taken before the flows' configurations: their qlog traces count from it too.
         let epoch = Instant::now();
         let mut paths = Vec::new();
+        let mut liars = Vec::new();
         let mut flows = Vec::new();
         for spec in &scenario.flows {
             let shared = FlowTransport::new(scenario, spec)?;
@@ -227,9 +249,13 @@ impl Sim {
                     server_config: Arc::new(server_config),
                 }));
                 paths.push(spec.path.clone());
+                liars.push(spec.receiver_lies.map(|lies| {
+                    Liar::new(lies, spec.max_ack_delay.unwrap_or(QUINN_MAX_ACK_DELAY))
+                }));
             }
         }
-        let net = Net::new(scenario, &paths, Clock::new(epoch));
+        let mut net = Net::new(scenario, &paths, Clock::new(epoch));
+        net.liars = liars;
         Ok(Self {
             net,
             record: Recorder::new(flows.len(), EventSamples::OnePerMs),
@@ -366,6 +392,13 @@ impl Sim {
             drops: Some(self.net.truth.drops()),
             verdict_accuracy: Some(accuracy),
             delay_signals: self.net.delays.summary(),
+            receiver_lies: self
+                .net
+                .liars
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| Some(l.as_ref()?.summary(i)))
+                .collect(),
         };
         (summary, series, self.net.quinn.ticks())
     }
