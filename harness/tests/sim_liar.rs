@@ -8,17 +8,23 @@ mod sim_common;
 use std::time::Duration;
 
 use quinn_discern_harness::report::{LiedAcks, RunOutput};
-use quinn_discern_harness::scenario::{LieWhen, LiedDelay, ReceiverLies, Scenario};
+use quinn_discern_harness::scenario::{LieLength, LieWhen, LiedDelay, ReceiverLies, Scenario};
 use quinn_discern_harness::sim::{self, PacketProtection};
 use sim_common::*;
 
 /// One flow of `controller` on a 10 Mbit/s, 40 ms path with a 1 BDP drop-tail queue and 0.5 %
 /// random loss (so that frames show gaps), for 6 s, its receiver lying as `lies` says.
 fn scenario(controller: &str, lies: Option<(LiedDelay, LieWhen)>) -> Scenario {
+    scenario_of(controller, lies.map(|l| (l, LieLength::Keep)))
+}
+
+/// [`scenario`], with how the lie is written.
+fn scenario_of(controller: &str, lies: Option<((LiedDelay, LieWhen), LieLength)>) -> Scenario {
     let mut f = flow(controller, 0, None);
-    f.receiver_lies = lies.map(|(ack_delay, when)| ReceiverLies {
+    f.receiver_lies = lies.map(|((ack_delay, when), length)| ReceiverLies {
         ack_delay,
         when,
+        length,
         line: 0,
     });
     let queue = bdp_packets(10.0, 40);
@@ -69,6 +75,24 @@ fn an_honest_receiver_has_no_record_and_the_oracle_rewrites_every_frame_up_to_th
     assert!(l.reported_delay_mean_us > l.true_delay_mean_us, "{l:?}");
     assert_eq!(l.flow, 0);
     assert!(l.lie.contains("\"queue\""), "{}", l.lie);
+}
+
+#[test]
+fn a_lie_kept_to_the_field_s_length_is_mostly_capped_and_one_that_grows_is_told_whole() {
+    let oracle = (LiedDelay::Queue, LieWhen::Always);
+    let kept = run(&scenario_of("newreno", Some((oracle, LieLength::Keep))));
+    let grown = run(&scenario_of("newreno", Some((oracle, LieLength::Grow))));
+    let (k, g) = (lied(&kept), lied(&grown));
+    // quinn acknowledges at once, with a one-byte field: 504 us at most.
+    assert!(k.capped * 2 > k.rewritten, "{k:?}");
+    assert_eq!(k.grown_bytes, 0, "{k:?}");
+    assert_eq!((g.capped, g.unparsed), (0, 0), "{g:?}");
+    assert!(g.grown_bytes > 0, "{g:?}");
+    assert!(
+        g.lie_mean_us > 2.0 * k.lie_mean_us,
+        "kept {k:?}, grown {g:?}"
+    );
+    assert!(g.lie_max_us <= 25_000 && g.lie_max_us > 504, "{g:?}");
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct LiedAcks {
     /// Rewritten frames whose lie did not fit the field's encoded length, which the rewrite keeps
     /// so that packet sizes stay as they were: they carry the largest value of that length.
     pub capped: u64,
+    /// With `length = "grow"`: bytes the widened fields added to the receiver's datagrams.
+    pub grown_bytes: u64,
     pub true_delay_mean_us: f64,
     pub reported_delay_mean_us: f64,
     /// Reported minus true delay, mean and largest.

@@ -188,6 +188,11 @@ pub(crate) const RECEIVER_LIES: &[Key] = &[
         Text,
         "\"always\" (every ACK frame, the default) or \"on_gap\" (frames that reveal a loss)",
     ),
+    key(
+        "length",
+        Text,
+        "\"keep\" (the field's encoded length, capping a lie it cannot hold; the default) or \"grow\" (the packet grows by the bytes the lie needs)",
+    ),
 ];
 
 /// A capacity trace in place of a link's rate.

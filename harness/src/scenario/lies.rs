@@ -72,11 +72,42 @@ impl LieWhen {
     }
 }
 
+/// How a lie is written into a field whose encoded length may be too short for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LieLength {
+    /// The field keeps its encoded length, so every packet keeps its size and the links their
+    /// timing; a lie the length cannot hold (one byte holds 504 us) is written as the length's
+    /// largest value.
+    Keep,
+    /// The field takes the length the lie needs, as a receiver that encodes the lie itself
+    /// would: the packet grows by the extra bytes and the links carry them.
+    Grow,
+}
+
+impl LieLength {
+    /// Every choice, in the order messages list them.
+    pub const ALL: [LieLength; 2] = [LieLength::Keep, LieLength::Grow];
+
+    /// The name a scenario writes.
+    pub fn id(self) -> &'static str {
+        match self {
+            LieLength::Keep => "keep",
+            LieLength::Grow => "grow",
+        }
+    }
+
+    /// The choice named `id` (exactly).
+    pub fn parse(id: &str) -> Option<LieLength> {
+        Self::ALL.into_iter().find(|l| l.id() == id)
+    }
+}
+
 /// A flow's lying receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReceiverLies {
     pub ack_delay: LiedDelay,
     pub when: LieWhen,
+    pub length: LieLength,
     /// The line of the scenario file that asks for it (0 for an override), so that a runner that
     /// cannot host it names the line.
     pub line: usize,
@@ -90,8 +121,9 @@ impl fmt::Display for ReceiverLies {
         };
         write!(
             f,
-            "receiver_lies = {{ ack_delay = \"{delay}\", when = \"{}\" }}",
-            self.when.id()
+            "receiver_lies = {{ ack_delay = \"{delay}\", when = \"{}\", length = \"{}\" }}",
+            self.when.id(),
+            self.length.id()
         )
     }
 }
@@ -117,5 +149,9 @@ mod tests {
             assert_eq!(LieWhen::parse(w.id()), Some(w));
         }
         assert_eq!(LieWhen::parse("gap"), None);
+        for l in LieLength::ALL {
+            assert_eq!(LieLength::parse(l.id()), Some(l));
+        }
+        assert_eq!(LieLength::parse("long"), None);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::error::{describe, Diag};
 use super::keys::{self, Key, Variant};
-use super::lies::{LieWhen, LiedDelay};
+use super::lies::{LieLength, LieWhen, LiedDelay};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
@@ -882,6 +882,21 @@ fn receiver_lies(
             })?
         }
     };
+    let length = match lies.get("length") {
+        None => LieLength::Keep,
+        Some(l) => {
+            let names = LieLength::ALL
+                .map(|l| format!("\"{}\"", l.id()))
+                .join(" or ");
+            let name = lies.string(l, &names)?;
+            LieLength::parse(name).ok_or_else(|| {
+                lies.diag(
+                    l.value.at,
+                    format!("length = \"{name}\" is not a choice; expected {names}"),
+                )
+            })?
+        }
+    };
     let line = match e.key_at {
         At::File { line, .. } => line,
         At::Override(_) => 0,
@@ -889,6 +904,7 @@ fn receiver_lies(
     Ok(ReceiverLies {
         ack_delay,
         when,
+        length,
         line,
     })
 }

@@ -1283,6 +1283,7 @@ fn a_receiver_lies_only_where_asked_and_as_typed() {
         Some(ReceiverLies {
             ack_delay: LiedDelay::Constant(Duration::from_millis(25)),
             when: LieWhen::OnGap,
+            length: LieLength::Keep,
             line: 28,
         })
     );
@@ -1294,7 +1295,12 @@ fn a_receiver_lies_only_where_asked_and_as_typed() {
     );
     assert_eq!(
         oracle.to_string(),
-        "receiver_lies = { ack_delay = \"queue\", when = \"always\" }"
+        "receiver_lies = { ack_delay = \"queue\", when = \"always\", length = \"keep\" }"
+    );
+    let grow = parse(&lies("{ ack_delay = \"25ms\", length = \"grow\" }")).unwrap();
+    assert_eq!(
+        grow.flows[1].receiver_lies.map(|l| l.length),
+        Some(LieLength::Grow)
     );
     let set = with(&["flow.0.receiver_lies={ ack_delay = \"1ms\" }"]);
     assert_eq!(
@@ -1310,6 +1316,11 @@ fn a_lie_that_cannot_be_told_is_an_error_at_its_line() {
         err(&lies("{ ack_delay = \"25ms\", when = \"sometimes\" }")),
         "scenarios/x.toml:28:46: flow 1: receiver_lies: when = \"sometimes\" is not a mode; \
          expected \"always\" or \"on_gap\""
+    );
+    assert_eq!(
+        err(&lies("{ ack_delay = \"queue\", length = \"long\" }")),
+        "scenarios/x.toml:28:49: flow 1: receiver_lies: length = \"long\" is not a choice; \
+         expected \"keep\" or \"grow\""
     );
     let negative = err(&lies("{ ack_delay = \"-5ms\" }"));
     assert!(

@@ -49,6 +49,14 @@ pub fn varint_max(len: usize) -> u64 {
     (1u64 << (8 * len - 2)) - 1
 }
 
+/// The shortest varint length that holds `value` (at most [`crate::scenario::VARINT_MAX`]).
+pub fn varint_len(value: u64) -> usize {
+    [1, 2, 4, 8]
+        .into_iter()
+        .find(|&len| value <= varint_max(len))
+        .unwrap_or(8)
+}
+
 /// Writes `value` as a varint of exactly `len` bytes at `at`; a longer encoding than the shortest
 /// is valid (RFC 9000 section 16). `value` must fit ([`varint_max`]).
 pub fn write_varint(buf: &mut [u8], at: usize, len: usize, value: u64) {
@@ -230,6 +238,10 @@ mod tests {
         }
         assert_eq!(varint_max(1), 63);
         assert_eq!(varint_max(2), 16_383);
+        assert_eq!(
+            [0, 63, 64, 16_383, 16_384, 1 << 30].map(varint_len),
+            [1, 1, 2, 2, 4, 8]
+        );
     }
 
     /// A 1-RTT packet: short header with a 2-byte packet number, `frames`, a zero tag.

@@ -6,16 +6,27 @@
 //! receiver", CCR 1999; RFC 9000 section 21.4) aimed at the ACK Delay (RFC 9000 section 19.3),
 //! which every delay-based loss classifier of the crate subtracts before it reads the queue.
 //!
-//! The rewrite keeps the field's encoded length (RFC 9000 section 16 allows any length that holds
-//! the value), so every datagram keeps its size and the links serialise it as before: an honest
-//! run and a lying one differ only in what the sender reads. A lie the field's length cannot hold
-//! is written as that length's largest value, and counted.
+//! By default (`length = "keep"`) the rewrite keeps the field's encoded length (RFC 9000 section
+//! 16 allows any length that holds the value), so every datagram keeps its size and the links
+//! serialise it as before: an honest run and a lying one differ only in what the sender reads. A
+//! lie the field's length cannot hold is written as that length's largest value, and counted.
+//! quinn encodes a frame sent at once with a one-byte field (at most 504 us), so that caps most
+//! lies; `length = "grow"` writes the field at the length the lie needs, as a receiver encoding
+//! it would, and the 1-RTT packet, the last of its datagram (it has no Length field, RFC 9000
+//! section 17.3.1), grows by the extra bytes.
 
 use std::time::Duration;
 
-use super::frames::{ack_frames, varint_max, write_varint};
+use bytes::BytesMut;
+
+use super::frames::{ack_frames, varint_len, varint_max, write_varint};
 use crate::report::LiedAcks;
-use crate::scenario::{LieWhen, LiedDelay, ReceiverLies, ACK_DELAY_EXPONENT};
+use crate::scenario::{
+    LieLength, LieWhen, LiedDelay, ReceiverLies, ACK_DELAY_EXPONENT, VARINT_MAX,
+};
+
+/// A field to write at a new length: its offset, its old length, its new one, its value.
+type Widened = (usize, usize, usize, u64);
 
 /// One flow's lying receiver and its record.
 #[derive(Debug, Clone)]
@@ -27,6 +38,7 @@ pub struct Liar {
     frames: u64,
     rewritten: u64,
     capped: u64,
+    grown_bytes: u64,
     unparsed: u64,
     true_sum_us: u128,
     reported_sum_us: u128,
@@ -42,6 +54,7 @@ impl Liar {
             frames: 0,
             rewritten: 0,
             capped: 0,
+            grown_bytes: 0,
             unparsed: 0,
             true_sum_us: 0,
             reported_sum_us: 0,
@@ -51,7 +64,7 @@ impl Liar {
 
     /// Rewrites the ACK frames of the receiver's `datagram`, whose largest acknowledged packet
     /// met `queued_us` of queueing on its way (the simulator's ground truth).
-    pub fn rewrite(&mut self, datagram: &mut [u8], queued_us: u64) {
+    pub fn rewrite(&mut self, datagram: &mut BytesMut, queued_us: u64) {
         let acks = match ack_frames(datagram) {
             Ok(acks) => acks,
             Err(_) => {
@@ -59,25 +72,53 @@ impl Liar {
                 return;
             }
         };
+        let mut widened: Vec<Widened> = Vec::new();
         for ack in acks {
             self.frames += 1;
             if self.lies.when == LieWhen::OnGap && !ack.gap {
                 continue;
             }
             let true_us = ack.delay << ACK_DELAY_EXPONENT;
-            let lie_us = self.lie_us(true_us, queued_us);
-            let room = varint_max(ack.delay_len);
-            let field = (lie_us >> ACK_DELAY_EXPONENT).min(room);
-            if lie_us >> ACK_DELAY_EXPONENT > room {
-                self.capped += 1;
+            let wanted = (self.lie_us(true_us, queued_us) >> ACK_DELAY_EXPONENT).min(VARINT_MAX);
+            let (field, len) = match self.lies.length {
+                LieLength::Keep => {
+                    let room = varint_max(ack.delay_len);
+                    self.capped += u64::from(wanted > room);
+                    (wanted.min(room), ack.delay_len)
+                }
+                LieLength::Grow => (wanted, ack.delay_len.max(varint_len(wanted))),
+            };
+            if len == ack.delay_len {
+                write_varint(datagram, ack.delay_at, len, field);
+            } else {
+                widened.push((ack.delay_at, ack.delay_len, len, field));
             }
-            write_varint(datagram, ack.delay_at, ack.delay_len, field);
             let reported_us = field << ACK_DELAY_EXPONENT;
             self.rewritten += 1;
             self.true_sum_us += u128::from(true_us);
             self.reported_sum_us += u128::from(reported_us);
             self.lie_max_us = self.lie_max_us.max(reported_us.saturating_sub(true_us));
         }
+        if !widened.is_empty() {
+            *datagram = self.widen(datagram, &widened);
+        }
+    }
+
+    /// `datagram` with each of `fields` (in order of offset) written at its new length.
+    fn widen(&mut self, datagram: &[u8], fields: &[Widened]) -> BytesMut {
+        let extra: usize = fields.iter().map(|&(_, old, new, _)| new - old).sum();
+        self.grown_bytes += extra as u64;
+        let mut out = BytesMut::with_capacity(datagram.len() + extra);
+        let mut from = 0;
+        for &(at, old, new, value) in fields {
+            out.extend_from_slice(&datagram[from..at]);
+            let mut field = [0u8; 8];
+            write_varint(&mut field, 0, new, value);
+            out.extend_from_slice(&field[..new]);
+            from = at + old;
+        }
+        out.extend_from_slice(&datagram[from..]);
+        out
     }
 
     /// The ACK Delay to report for a frame whose true one is `true_us`.
@@ -99,6 +140,7 @@ impl Liar {
             frames: self.frames,
             rewritten: self.rewritten,
             capped: self.capped,
+            grown_bytes: self.grown_bytes,
             true_delay_mean_us: true_sum / n,
             reported_delay_mean_us: reported_sum / n,
             lie_mean_us: (reported_sum - true_sum) / n,
@@ -115,7 +157,7 @@ mod tests {
 
     /// A 1-RTT datagram with one ACK frame whose delay field is `delay` (`len` bytes) and which
     /// has `ranges` ranges after the first.
-    fn datagram(delay: u64, len: usize, ranges: u8) -> (Vec<u8>, usize) {
+    fn datagram(delay: u64, len: usize, ranges: u8) -> (BytesMut, usize) {
         let mut d = vec![0x40];
         d.extend_from_slice(&[3; CID_LEN]);
         // A one-byte packet number, then ACK, Largest Acknowledged 32.
@@ -128,16 +170,44 @@ mod tests {
             d.extend_from_slice(&[0x01, 0x01]);
         }
         d.extend_from_slice(&[0; TAG_LEN]);
-        (d, at)
+        (BytesMut::from(&d[..]), at)
     }
 
-    fn liar(ack_delay: LiedDelay, when: LieWhen) -> Liar {
+    fn liar_of(ack_delay: LiedDelay, when: LieWhen, length: LieLength) -> Liar {
         let lies = ReceiverLies {
             ack_delay,
             when,
+            length,
             line: 1,
         };
         Liar::new(lies, Duration::from_millis(25))
+    }
+
+    fn liar(ack_delay: LiedDelay, when: LieWhen) -> Liar {
+        liar_of(ack_delay, when, LieLength::Keep)
+    }
+
+    #[test]
+    fn a_lie_that_grows_widens_its_field_and_keeps_the_rest_of_the_packet() {
+        let lie = LiedDelay::Constant(Duration::from_millis(25));
+        let mut l = liar_of(lie, LieWhen::Always, LieLength::Grow);
+        let (mut one, at) = datagram(0, 1, 1);
+        let before = one.clone();
+        l.rewrite(&mut one, 0);
+        assert_eq!(one.len(), before.len() + 1);
+        assert_eq!(varint(&one, at), Some((3125, 2)));
+        assert_eq!(one[..at], before[..at]);
+        assert_eq!(one[at + 2..], before[at + 1..]);
+        // The frame still reads whole, with its gap, up to the tag.
+        let acks = ack_frames(&one).unwrap();
+        assert_eq!((acks.len(), acks[0].delay, acks[0].gap), (1, 3125, true));
+        // A field long enough already is written in place.
+        let (mut two, at) = datagram(3, 2, 0);
+        let size = two.len();
+        l.rewrite(&mut two, 0);
+        assert_eq!((two.len(), varint(&two, at)), (size, Some((3125, 2))));
+        let s = l.summary(0);
+        assert_eq!((s.rewritten, s.capped, s.grown_bytes), (2, 0, 1));
     }
 
     #[test]
@@ -190,6 +260,7 @@ mod tests {
         // A one-byte packet number, a frame type it does not know, then an ACK frame.
         d.extend_from_slice(&[0x01, 0x21, 0x02, 0x00, 0x05, 0x00, 0x00]);
         d.extend_from_slice(&[0; TAG_LEN]);
+        let mut d = BytesMut::from(&d[..]);
         let before = d.clone();
         l.rewrite(&mut d, 1_000);
         assert_eq!(d, before);
