@@ -147,10 +147,10 @@ fn real_protection_and_the_namespaces_refuse_a_liar_saying_why() {
         e.contains("flow 0: receiver_lies") && e.contains("--real-crypto"),
         "{e}"
     );
-    let e = quinn_discern_harness::netns::validate(&s)
-        .err()
-        .expect("the namespace runner refuses a liar")
-        .to_string();
+    let Err(e) = quinn_discern_harness::netns::validate(&s) else {
+        panic!("the namespace runner accepted a liar");
+    };
+    let e = e.to_string();
     assert!(
         e.contains("flow 0: receiver_lies") && e.contains("without --link netns"),
         "{e}"
