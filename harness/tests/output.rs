@@ -132,6 +132,7 @@ fn scenario(controller: &str) -> Scenario {
             ack_every: None,
             receiver: Default::default(),
             under_test: false,
+            receiver_lies: None,
         }],
         source: None,
     }

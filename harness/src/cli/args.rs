@@ -58,6 +58,10 @@ pub struct ScoreArgs {
     /// Seeds per controller and class: SEED .. SEED+N-1.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub runs: usize,
+    /// Only these path classes, comma-separated ids or id prefixes ending in `*` (`lie-*`); a
+    /// class whose receiver lies brings its honest twin [default: every class].
+    #[arg(long, value_name = "ID1,ID2,...")]
+    pub class: Vec<String>,
     /// The first seed.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub seed: u64,

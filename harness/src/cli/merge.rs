@@ -61,7 +61,10 @@ pub(super) fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
         "score" => {
             let spec: ScoreSpec = serde_json::from_value(merged.manifest.spec.clone())
                 .context("reading the scoreboard's plan from the manifest")?;
-            let plan = crate::score::plan(&spec.controllers, &spec.seeds);
+            let plan = crate::score::only_classes(
+                crate::score::plan(&spec.controllers, &spec.seeds),
+                &spec.classes,
+            );
             let jobs: Vec<crate::score::Job> = merged
                 .manifest
                 .runs

@@ -18,6 +18,9 @@ use crate::sweep;
 pub(super) struct ScoreSpec {
     pub(super) controllers: Vec<String>,
     pub(super) seeds: Vec<u64>,
+    /// The classes `--class` chose; empty: every class.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) classes: Vec<String>,
 }
 
 /// Every class's scenario text: what a score manifest's hash covers. Capacity traces are named
@@ -89,7 +92,15 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
     let out = args.out.clone().unwrap_or_else(|| "out/score".into());
     let controllers = controllers(&args)?;
     let seeds = sweep::seeds(args.seed, args.runs)?;
-    let plan = crate::score::plan(&controllers, &seeds);
+    let patterns: Vec<String> = args
+        .class
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(|c| c.trim().to_owned())
+        .filter(|c| !c.is_empty())
+        .collect();
+    let classes = crate::score::select_classes(&patterns)?;
+    let plan = crate::score::only_classes(crate::score::plan(&controllers, &seeds), &classes);
     let total = plan.len();
     let part = args.shard.unwrap_or(Shard::ALL);
     let part_jobs = score_part(&plan, part);
@@ -121,6 +132,7 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
         spec: serde_json::to_value(ScoreSpec {
             controllers: controllers.clone(),
             seeds: seeds.clone(),
+            classes,
         })?,
         shard: part.to_string(),
         total,

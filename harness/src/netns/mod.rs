@@ -52,7 +52,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use crate::capture::{CaptureLayer, CwndEvent, Sink};
 use crate::report::record::{EventSamples, Recorder};
 use crate::report::{FlowSeries, LinkInfo, RunOutput, Summary, Timing};
-use crate::scenario::{Receiver, Scenario};
+use crate::scenario::{Receiver, ReceiverLies, Scenario};
 use links::Links;
 use names::RunPrefix;
 use plan::Plan;
@@ -109,6 +109,9 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
                  drives quinn endpoints, and noq's are not wired to its sockets yet"
             );
         }
+        if let Some(lies) = &flow.receiver_lies {
+            bail!("{}", lies_need_the_simulator(scenario, i, lies));
+        }
         let Some(tcp) = flow.controller.kernel_tcp() else {
             continue;
         };
@@ -123,6 +126,21 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         tcp::check(tcp)?;
     }
     Ok(plan)
+}
+
+/// Why flow `index`'s lying receiver cannot run here: its ACK frames cross real sockets under
+/// real packet protection, where nothing can read or rewrite them.
+fn lies_need_the_simulator(scenario: &Scenario, index: usize, lies: &ReceiverLies) -> String {
+    let file = scenario
+        .source
+        .as_ref()
+        .map_or(String::new(), |p| format!("{}:", p.display()));
+    format!(
+        "{file}{}: flow {index}: {lies} needs the simulator, which rewrites the receiver's ACK \
+         frames in plaintext; --link netns carries them encrypted over real sockets. Remove \
+         receiver_lies or run without --link netns",
+        lies.line
+    )
 }
 
 /// [`run`] with hooks.
@@ -214,6 +232,7 @@ fn record(links: &Links, events: &[CwndEvent]) -> (Summary, Vec<FlowSeries>) {
     let (flow_summaries, series) = recorder.finish(outcomes);
     let engines: BTreeSet<&str> = links.topo.engines.iter().map(|e| e.as_str()).collect();
     let summary = Summary {
+        receiver_lies: Vec::new(),
         scenario: scenario.name.clone(),
         link: LinkInfo {
             kind: "netns".into(),

@@ -293,6 +293,7 @@ mod tests {
                     ack_every: None,
                     receiver: Default::default(),
                     under_test: false,
+                    receiver_lies: None,
                 })
                 .collect(),
             source: None,

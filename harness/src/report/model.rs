@@ -33,6 +33,37 @@ pub struct Summary {
     /// one-way-delay hints scored against the simulator's ground truth, over all flows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_signals: Option<DelaySignals>,
+    /// `sim` only: per flow whose receiver lies (`receiver_lies`), what it reported as ACK
+    /// Delay against the truth. Empty (and left out) where every receiver is honest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub receiver_lies: Vec<LiedAcks>,
+}
+
+/// What one lying receiver did to its application-space ACK frames (the simulator's ground
+/// truth). Delays are the ACK Delay field's microseconds (its value shifted left by the
+/// receiver's `ack_delay_exponent`), over the rewritten frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiedAcks {
+    pub flow: usize,
+    /// The lie, as the scenario wrote it.
+    pub lie: String,
+    /// Application-space ACK frames the receiver sent.
+    pub frames: u64,
+    /// Frames whose ACK Delay was rewritten (all of them, or those that showed a gap).
+    pub rewritten: u64,
+    /// Rewritten frames whose lie did not fit the field's encoded length, which the rewrite keeps
+    /// so that packet sizes stay as they were: they carry the largest value of that length.
+    pub capped: u64,
+    /// With `length = "grow"`: bytes the widened fields added to the receiver's datagrams.
+    pub grown_bytes: u64,
+    pub true_delay_mean_us: f64,
+    pub reported_delay_mean_us: f64,
+    /// Reported minus true delay, mean and largest.
+    pub lie_mean_us: f64,
+    pub lie_max_us: u64,
+    /// Receiver datagrams whose frames could not be walked to the end (a frame type the
+    /// simulator does not know); their ACK frames after that point are left as they were.
+    pub unparsed: u64,
 }
 
 /// Per run, over every flow whose controller reports recovered ACK delays (`rtt` events): each

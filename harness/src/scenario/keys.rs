@@ -198,6 +198,30 @@ pub(crate) const FLOW: &[Key] = &[
         "whether the CLI's --controller sets this flow's controller; if no flow says true, \
          flow 0 alone is under test",
     ),
+    key(
+        "receiver_lies",
+        Table,
+        "a receiver that lies about its ACK Delay (simulator only), e.g. { ack_delay = \"queue\", when = \"on_gap\" }",
+    ),
+];
+
+/// A lying receiver's table.
+pub(crate) const RECEIVER_LIES: &[Key] = &[
+    key(
+        "ack_delay",
+        Text,
+        "the ACK Delay it reports, a duration such as \"25ms\", or \"queue\" for the true delay plus the queueing its packet met",
+    ),
+    key(
+        "when",
+        Text,
+        "\"always\" (every ACK frame, the default) or \"on_gap\" (frames that reveal a loss)",
+    ),
+    key(
+        "length",
+        Text,
+        "\"keep\" (the field's encoded length, capping a lie it cannot hold; the default) or \"grow\" (the packet grows by the bytes the lie needs)",
+    ),
 ];
 
 /// A capacity trace in place of a link's rate.
@@ -433,7 +457,8 @@ mod tests {
              (link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, \
              loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, loss.start, loss.count, and the \
              same under reverse_loss; flow FIELD: controller, path, start, bytes, count, \
-             receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test)"
+             receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test,
+             receiver_lies)"
         );
     }
 

@@ -9,6 +9,7 @@
 mod controller;
 mod error;
 mod keys;
+mod lies;
 mod model;
 mod overrides;
 mod parse;
@@ -20,6 +21,7 @@ mod trace;
 
 pub use controller::{FlowController, KernelTcp, KERNEL_TCP_PREFIX};
 pub use error::ScenarioError;
+pub use lies::{LieLength, LieWhen, LiedDelay, ReceiverLies, ACK_DELAY_EXPONENT, VARINT_MAX};
 pub use model::*;
 pub use overrides::{Override, OverrideSyntaxError, KEYS as OVERRIDE_KEYS};
 pub use parse::{MAX_MTU, MIN_MTU};

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::controller::FlowController;
+use super::lies::ReceiverLies;
 use super::receiver::Receiver;
 pub use super::trace::CapacityTrace;
 use crate::units::{BitRate, Bytes};
@@ -253,4 +254,7 @@ pub struct Flow {
     /// The CLI's `--controller` sets this flow's controller (`under_test = true`). When no flow
     /// is marked, flow 0 alone is under test: cross traffic keeps its own controller.
     pub under_test: bool,
+    /// A receiver that lies about its ACK Delay (`receiver_lies = { .. }`), in the simulator
+    /// only; `None`: it reports the truth.
+    pub receiver_lies: Option<ReceiverLies>,
 }

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use super::error::{describe, Diag};
 use super::keys::{self, Key, Variant};
+use super::lies::{LieLength, LieWhen, LiedDelay};
 use super::raw::{At, Entry, Kind, Node};
 use super::{
     Aqm, AqmKind, CoDel, EcnMarking, Flow, FlowController, FqCoDel, Jitter, Link, LossModel, Pie,
-    Policer, Receiver, Reorder, Scenario,
+    Policer, Receiver, ReceiverLies, Reorder, Scenario,
 };
 use crate::units::{
     format_duration, parse_duration, BitRate, Bytes, UnitError, IP_UDP_OVERHEAD, QUIC_MIN_DATAGRAM,
@@ -794,6 +795,9 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         Kind::Bool(on) => Ok(on),
         _ => Err(t.type_error(e, "true or false")),
     })?;
+    let receiver_lies = t.optional("receiver_lies", |e| {
+        receiver_lies(&t, e, receiver.unwrap_or_default(), &controller)
+    })?;
     let flow = Flow {
         controller,
         path,
@@ -805,6 +809,7 @@ fn flow(node: &Node, index: usize, links: &[Link], duration: Duration) -> Result
         ack_every: ack_every.map(|n| n as u32),
         receiver: receiver.unwrap_or_default(),
         under_test: under_test.unwrap_or(false),
+        receiver_lies,
     };
     if !flow.receiver.takes_ack_frequency() {
         no_ack_frequency(&t, flow.receiver)?;
@@ -849,6 +854,104 @@ fn receiver(t: &Table<'_>, e: &Entry, controller: &FlowController) -> Result<Rec
         ));
     }
     Ok(receiver)
+}
+
+/// A lying receiver: what it reports as ACK Delay and on which frames. The simulator hosts it
+/// (a quinn receiver whose packets it sees in plaintext), so neither another stack nor the
+/// kernel's TCP can lie.
+fn receiver_lies(
+    t: &Table<'_>,
+    e: &Entry,
+    receiver: Receiver,
+    controller: &FlowController,
+) -> Result<ReceiverLies, Diag> {
+    let example = "{ ack_delay = \"queue\", when = \"on_gap\" }";
+    let lies = sub_table(t, e, keys::RECEIVER_LIES, example)?;
+    if receiver != Receiver::Quinn {
+        return Err(t.diag(
+            e.key_at,
+            format!(
+                "receiver_lies needs the simulator, which rewrites a quinn receiver's ACK frames, \
+                 but receiver = \"{receiver}\" runs in network namespaces only; remove \
+                 receiver_lies or receiver"
+            ),
+        ));
+    }
+    if let Some(tcp) = controller.kernel_tcp() {
+        return Err(t.diag(
+            e.key_at,
+            format!(
+                "receiver_lies rewrites QUIC ACK frames, but {} is the kernel's TCP; remove \
+                 receiver_lies or choose a QUIC controller",
+                tcp.id()
+            ),
+        ));
+    }
+    let d = lies.required("ack_delay")?;
+    let ack_delay = lied_delay(&lies, d)?;
+    let when = match lies.get("when") {
+        None => LieWhen::Always,
+        Some(w) => {
+            let names = LieWhen::ALL.map(|w| format!("\"{}\"", w.id())).join(" or ");
+            let name = lies.string(w, &names)?;
+            LieWhen::parse(name).ok_or_else(|| {
+                lies.diag(
+                    w.value.at,
+                    format!("when = \"{name}\" is not a mode; expected {names}"),
+                )
+            })?
+        }
+    };
+    let length = match lies.get("length") {
+        None => LieLength::Keep,
+        Some(l) => {
+            let names = LieLength::ALL
+                .map(|l| format!("\"{}\"", l.id()))
+                .join(" or ");
+            let name = lies.string(l, &names)?;
+            LieLength::parse(name).ok_or_else(|| {
+                lies.diag(
+                    l.value.at,
+                    format!("length = \"{name}\" is not a choice; expected {names}"),
+                )
+            })?
+        }
+    };
+    let line = match e.key_at {
+        At::File { line, .. } => line,
+        At::Override(_) => 0,
+    };
+    Ok(ReceiverLies {
+        ack_delay,
+        when,
+        length,
+        line,
+    })
+}
+
+/// `"queue"`, or a delay that is not negative and that the ACK Delay field can hold.
+fn lied_delay(lies: &Table<'_>, d: &Entry) -> Result<LiedDelay, Diag> {
+    let expected = "a duration such as \"25ms\", or \"queue\"";
+    let text = lies.string(d, expected)?;
+    if text == "queue" {
+        return Ok(LiedDelay::Queue);
+    }
+    if text.trim_start().starts_with('-') {
+        return Err(lies.diag(
+            d.value.at,
+            format!(
+                "ack_delay = \"{text}\" is negative; the ACK Delay field holds no sign, so \
+                 expected {expected}"
+            ),
+        ));
+    }
+    let delay = lies.duration(d, "25ms")?;
+    LiedDelay::constant(delay).map_err(|why| {
+        lies.diag(
+            d.value.at,
+            format!("ack_delay = \"{text}\" is too long: {why}"),
+        )
+    })
 }
 
 /// A receiver that implements no ACK frequency extension cannot be asked how often to

@@ -113,6 +113,7 @@ fn parses_a_valid_scenario() {
             ack_every: None,
             receiver: Receiver::Quinn,
             under_test: false,
+            receiver_lies: None,
         }
     );
     assert_eq!(s.flows[0].path, vec![0, 1]);
@@ -212,7 +213,7 @@ fn a_receive_window_is_a_positive_size() {
     assert_eq!(
         err(&edit("count = 3", "count = 3\nrecieve_window = 1")),
         "scenarios/x.toml:28:1: unknown key \"recieve_window\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test (did you mean \"receive_window\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test, receiver_lies (did you mean \"receive_window\"?)"
     );
 }
 
@@ -384,7 +385,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
         "scenarios/x.toml:27:1: unknown key \"cuont\" in [[flow]] 1; expected one of: \
-         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test (did you mean \"count\"?)"
+         controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test, receiver_lies (did you mean \"count\"?)"
     );
     assert_eq!(
         err(&edit("rate = 0.001 }", "rate = 0.001, p = 0.1 }")),
@@ -850,7 +851,7 @@ fn override_errors_name_the_override() {
     assert_eq!(
         with_err(&["flow.0.speed=x"]),
         "--set flow.0.speed=x: unknown flow field \"speed\"; expected flow.INDEX.FIELD or flow.*.FIELD \
-         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test"
+         with FIELD one of: controller, path, start, bytes, count, receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test, receiver_lies"
     );
     let e = with_err(&["link.bottleneck.bandwidth=1Mbit"]);
     assert!(
@@ -1334,5 +1335,100 @@ fn rates_are_strict_about_units() {
     assert_eq!(
         with(&["link.bottleneck.rate=10kbit"]).links[1].rate,
         BitRate(10_000)
+    );
+}
+
+#[test]
+fn a_receiver_lies_only_where_asked_and_as_typed() {
+    let lies = |v: &str| edit("count = 3", &format!("count = 3\nreceiver_lies = {v}"));
+    let s = parse(&lies("{ ack_delay = \"25ms\", when = \"on_gap\" }")).unwrap();
+    assert_eq!(s.flows[0].receiver_lies, None);
+    assert_eq!(
+        s.flows[1].receiver_lies,
+        Some(ReceiverLies {
+            ack_delay: LiedDelay::Constant(Duration::from_millis(25)),
+            when: LieWhen::OnGap,
+            length: LieLength::Keep,
+            line: 28,
+        })
+    );
+    let oracle = parse(&lies("{ ack_delay = \"queue\" }")).unwrap();
+    let oracle = oracle.flows[1].receiver_lies.unwrap();
+    assert_eq!(
+        (oracle.ack_delay, oracle.when),
+        (LiedDelay::Queue, LieWhen::Always)
+    );
+    assert_eq!(
+        oracle.to_string(),
+        "receiver_lies = { ack_delay = \"queue\", when = \"always\", length = \"keep\" }"
+    );
+    let grow = parse(&lies("{ ack_delay = \"25ms\", length = \"grow\" }")).unwrap();
+    assert_eq!(
+        grow.flows[1].receiver_lies.map(|l| l.length),
+        Some(LieLength::Grow)
+    );
+    let set = with(&["flow.0.receiver_lies={ ack_delay = \"1ms\" }"]);
+    assert_eq!(
+        set.flows[0].receiver_lies.map(|l| (l.ack_delay, l.line)),
+        Some((LiedDelay::Constant(Duration::from_millis(1)), 0))
+    );
+}
+
+#[test]
+fn a_lie_that_cannot_be_told_is_an_error_at_its_line() {
+    let lies = |v: &str| edit("count = 3", &format!("count = 3\nreceiver_lies = {v}"));
+    assert_eq!(
+        err(&lies("{ ack_delay = \"25ms\", when = \"sometimes\" }")),
+        "scenarios/x.toml:28:46: flow 1: receiver_lies: when = \"sometimes\" is not a mode; \
+         expected \"always\" or \"on_gap\""
+    );
+    assert_eq!(
+        err(&lies("{ ack_delay = \"queue\", length = \"long\" }")),
+        "scenarios/x.toml:28:49: flow 1: receiver_lies: length = \"long\" is not a choice; \
+         expected \"keep\" or \"grow\""
+    );
+    let negative = err(&lies("{ ack_delay = \"-5ms\" }"));
+    assert!(
+        negative.starts_with(
+            "scenarios/x.toml:28:31: flow 1: receiver_lies: ack_delay = \"-5ms\" is negative"
+        ),
+        "{negative}"
+    );
+    let missing = err(&lies("{ when = \"always\" }"));
+    assert!(
+        missing.contains("missing required key \"ack_delay\""),
+        "{missing}"
+    );
+    let unknown = err(&lies("{ ack_delay = \"queue\", delay = \"1ms\" }"));
+    assert!(
+        unknown.contains("unknown key \"delay\" in receiver_lies"),
+        "{unknown}"
+    );
+    let word = err(&lies("{ ack_delay = \"a lot\" }"));
+    assert!(word.contains("bad ack_delay \"a lot\""), "{word}");
+    // Beyond what a duration holds (584 years), so beyond what the field holds (1.2 million
+    // years, `lies.rs`).
+    let huge = err(&lies("{ ack_delay = \"1000000000min\" }"));
+    assert!(
+        huge.starts_with("scenarios/x.toml:28:31: flow 1: receiver_lies: bad ack_delay")
+            && huge.contains("too large"),
+        "{huge}"
+    );
+    let s2n = err(&edit(
+        "count = 3",
+        "count = 3\nreceiver = \"s2n-quic\"\nreceiver_lies = { ack_delay = \"queue\" }",
+    ));
+    assert!(
+        s2n.starts_with("scenarios/x.toml:29:1: flow 1: receiver_lies needs the simulator")
+            && s2n.contains("receiver = \"s2n-quic\" runs in network namespaces only"),
+        "{s2n}"
+    );
+    let tcp = err(&edit(
+        "controller = \"reno\"",
+        "controller = \"tcp-cubic\"\nreceiver_lies = { ack_delay = \"queue\" }",
+    ));
+    assert!(
+        tcp.starts_with("scenarios/x.toml:24:1: flow 1: receiver_lies rewrites QUIC ACK frames"),
+        "{tcp}"
     );
 }

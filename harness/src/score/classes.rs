@@ -136,16 +136,24 @@ pub enum Family {
     Sharing,
     /// An active queue manager, a policer, or a buffer far from one BDP.
     Queue,
+    /// The controller's receiver lies about its ACK Delay (`receiver_lies`).
+    Lying,
 }
 
 impl Family {
-    pub const ALL: [Family; 3] = [Family::RandomLoss, Family::Sharing, Family::Queue];
+    pub const ALL: [Family; 4] = [
+        Family::RandomLoss,
+        Family::Sharing,
+        Family::Queue,
+        Family::Lying,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
             Family::RandomLoss => "random loss",
             Family::Sharing => "sharing a bottleneck",
             Family::Queue => "AQM and queue size",
+            Family::Lying => "a receiver that lies",
         }
     }
 }
@@ -183,6 +191,19 @@ pub struct PathClass {
     /// Counted in the pooled random-loss figures (`random-loss (mean)`): the six classes the
     /// scoreboard began with, so that the pooled figures stay comparable as classes are added.
     pub pooled: bool,
+    /// The controller's receiver lies about its ACK Delay (flow 0 only: the peer's is honest).
+    pub lie: Option<Lie>,
+}
+
+/// A receiver that lies to the controller under test, and the class that is the same path with
+/// an honest receiver: its run of the same controller on the same seed is the reference of the
+/// lying class's figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lie {
+    /// The flow key's value, e.g. `{ ack_delay = "queue", when = "on_gap" }`.
+    pub receiver_lies: &'static str,
+    /// The honest class's id.
+    pub honest: &'static str,
 }
 
 impl PathClass {
@@ -262,20 +283,23 @@ impl PathClass {
             let _ = writeln!(t, "loss = {loss}");
         }
         write_lines(&mut t, self.link_extra);
-        let flow = |t: &mut String, id: &str, count: u32| {
+        let flow = |t: &mut String, id: &str, count: u32, lie: Option<Lie>| {
             let _ = writeln!(
                 t,
                 "\n[[flow]]\ncontroller = \"{id}\"\npath = [\"bottleneck\"]\ncount = {count}"
             );
             write_lines(t, self.flow_extra);
+            if let Some(lie) = lie {
+                let _ = writeln!(t, "receiver_lies = {}", lie.receiver_lies);
+            }
         };
         match self.flows {
-            Flows::Alone => flow(&mut t, controller, 1),
+            Flows::Alone => flow(&mut t, controller, 1, self.lie),
             Flows::Against { peer } => {
-                flow(&mut t, controller, 1);
-                flow(&mut t, peer, 1);
+                flow(&mut t, controller, 1, self.lie);
+                flow(&mut t, peer, 1, None);
             }
-            Flows::Among { n } => flow(&mut t, controller, n),
+            Flows::Among { n } => flow(&mut t, controller, n, self.lie),
         }
         t
     }
@@ -308,6 +332,7 @@ const RANDOM_20M_60MS: PathClass = PathClass {
     policed: false,
     family: Family::RandomLoss,
     pooled: true,
+    lie: None,
 };
 
 const CONGESTION_VS_NEWRENO: PathClass = PathClass {
@@ -327,6 +352,7 @@ const CONGESTION_VS_NEWRENO: PathClass = PathClass {
     policed: false,
     family: Family::Sharing,
     pooled: false,
+    lie: None,
 };
 
 const CONGESTION_VS_CUBIC: PathClass = PathClass {
@@ -348,6 +374,7 @@ const CONGESTION_VS_CUBIC: PathClass = PathClass {
     policed: false,
     family: Family::Sharing,
     pooled: false,
+    lie: None,
 };
 
 const CODEL_VS_NEWRENO: PathClass = PathClass {
@@ -368,6 +395,7 @@ const CODEL_VS_NEWRENO: PathClass = PathClass {
     policed: false,
     family: Family::Queue,
     pooled: false,
+    lie: None,
 };
 
 const CODEL_VS_CUBIC: PathClass = PathClass {
@@ -389,6 +417,7 @@ const CODEL_VS_CUBIC: PathClass = PathClass {
     policed: false,
     family: Family::Queue,
     pooled: false,
+    lie: None,
 };
 
 const CODEL_ALONE: PathClass = PathClass {
@@ -408,6 +437,7 @@ const CODEL_ALONE: PathClass = PathClass {
     policed: false,
     family: Family::Queue,
     pooled: false,
+    lie: None,
 };
 
 const POLICE_ALONE: PathClass = PathClass {
@@ -427,7 +457,36 @@ const POLICE_ALONE: PathClass = PathClass {
     policed: true,
     family: Family::Queue,
     pooled: false,
+    lie: None,
 };
+
+/// A class of [`Family::Lying`]: `$honest`'s path and peer (from `$base`, on `$queue`), flow 0's
+/// receiver lying as `$lie` says. The lies are written at the length they need (`length =
+/// "grow"`): quinn acknowledges at once with a one-byte ACK Delay field, which holds 504 us, so a
+/// lie kept to that length would hardly be told.
+macro_rules! lying {
+    ($id:literal, $label:literal, $honest:literal, $base:expr, $queue:expr, $peer:literal,
+     $lie:literal, $what:literal) => {
+        PathClass {
+            id: $id,
+            label: $label,
+            description: concat!(
+                "as ",
+                $honest,
+                ", the controller's receiver reporting ",
+                $what
+            ),
+            queue: $queue,
+            flows: Flows::Against { peer: $peer },
+            family: Family::Lying,
+            lie: Some(Lie {
+                receiver_lies: $lie,
+                honest: $honest,
+            }),
+            ..$base
+        }
+    };
+}
 
 pub const CLASSES: &[PathClass] = &[
     PathClass {
@@ -446,6 +505,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: true,
+        lie: None,
     },
     RANDOM_20M_60MS,
     PathClass {
@@ -464,6 +524,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: true,
+        lie: None,
     },
     PathClass {
         id: "random-2M-200ms-3%",
@@ -481,6 +542,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: true,
+        lie: None,
     },
     PathClass {
         id: "random-ge-20M-60ms-1%",
@@ -499,6 +561,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: true,
+        lie: None,
     },
     PathClass {
         id: "ecn-20M-60ms-0.5%",
@@ -517,6 +580,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: true,
+        lie: None,
     },
     CONGESTION_VS_NEWRENO,
     CONGESTION_VS_CUBIC,
@@ -537,6 +601,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::Sharing,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "mixed-vs-newreno",
@@ -555,6 +620,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::Sharing,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "lte-tmobile-vs-cubic",
@@ -576,6 +642,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::Sharing,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "lte-att-vs-cubic",
@@ -597,6 +664,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::Sharing,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "jitter-30M-30ms-1%",
@@ -615,6 +683,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "shallow-20M-40ms-1%",
@@ -632,6 +701,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: false,
+        lie: None,
     },
     CODEL_VS_NEWRENO,
     CODEL_VS_CUBIC,
@@ -655,6 +725,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::Queue,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "pie-vs-newreno",
@@ -714,6 +785,7 @@ pub const CLASSES: &[PathClass] = &[
                       BDP), the receiver acknowledging every 10th packet (ACK_FREQUENCY)",
         flow_extra: DECIMATED,
         pooled: false,
+        lie: None,
         ..RANDOM_20M_60MS
     },
     PathClass {
@@ -804,6 +876,7 @@ pub const CLASSES: &[PathClass] = &[
         policed: false,
         family: Family::RandomLoss,
         pooled: false,
+        lie: None,
     },
     PathClass {
         id: "codel-start-vs-newreno",
@@ -835,6 +908,246 @@ pub const CLASSES: &[PathClass] = &[
         queue: PIE,
         ..CODEL_TRANSFER
     },
+    lying!(
+        "lie-queue-always-droptail-vs-newreno",
+        "queue always DT vs newreno",
+        "congestion-vs-newreno",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-droptail-vs-newreno",
+        "queue gap DT vs newreno",
+        "congestion-vs-newreno",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-droptail-vs-newreno",
+        "25ms always DT vs newreno",
+        "congestion-vs-newreno",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-droptail-vs-newreno",
+        "25ms gap DT vs newreno",
+        "congestion-vs-newreno",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
+    lying!(
+        "lie-queue-always-codel-vs-newreno",
+        "queue always CoDel vs newreno",
+        "codel-vs-newreno",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-codel-vs-newreno",
+        "queue gap CoDel vs newreno",
+        "codel-vs-newreno",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-codel-vs-newreno",
+        "25ms always CoDel vs newreno",
+        "codel-vs-newreno",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-codel-vs-newreno",
+        "25ms gap CoDel vs newreno",
+        "codel-vs-newreno",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
+    lying!(
+        "lie-queue-always-pie-vs-newreno",
+        "queue always PIE vs newreno",
+        "pie-vs-newreno",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-pie-vs-newreno",
+        "queue gap PIE vs newreno",
+        "pie-vs-newreno",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "newreno",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-pie-vs-newreno",
+        "25ms always PIE vs newreno",
+        "pie-vs-newreno",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-pie-vs-newreno",
+        "25ms gap PIE vs newreno",
+        "pie-vs-newreno",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "newreno",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
+    lying!(
+        "lie-queue-always-droptail-vs-cubic",
+        "queue always DT vs cubic",
+        "congestion-vs-cubic",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-droptail-vs-cubic",
+        "queue gap DT vs cubic",
+        "congestion-vs-cubic",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-droptail-vs-cubic",
+        "25ms always DT vs cubic",
+        "congestion-vs-cubic",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-droptail-vs-cubic",
+        "25ms gap DT vs cubic",
+        "congestion-vs-cubic",
+        CONGESTION_VS_NEWRENO,
+        Queue::DropTail { packets: 34 },
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
+    lying!(
+        "lie-queue-always-codel-vs-cubic",
+        "queue always CoDel vs cubic",
+        "codel-vs-cubic",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-codel-vs-cubic",
+        "queue gap CoDel vs cubic",
+        "codel-vs-cubic",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-codel-vs-cubic",
+        "25ms always CoDel vs cubic",
+        "codel-vs-cubic",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-codel-vs-cubic",
+        "25ms gap CoDel vs cubic",
+        "codel-vs-cubic",
+        CODEL_VS_NEWRENO,
+        CODEL,
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
+    lying!(
+        "lie-queue-always-pie-vs-cubic",
+        "queue always PIE vs cubic",
+        "pie-vs-cubic",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"always\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in every ACK frame"
+    ),
+    lying!(
+        "lie-queue-gap-pie-vs-cubic",
+        "queue gap PIE vs cubic",
+        "pie-vs-cubic",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "quinn-cubic",
+        "{ ack_delay = \"queue\", when = \"on_gap\", length = \"grow\" }",
+        "its true ACK Delay plus the queueing its newest packet met (up to 25 ms) in frames that show a gap"
+    ),
+    lying!(
+        "lie-25ms-always-pie-vs-cubic",
+        "25ms always PIE vs cubic",
+        "pie-vs-cubic",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"always\", length = \"grow\" }",
+        "25 ms in every ACK frame"
+    ),
+    lying!(
+        "lie-25ms-gap-pie-vs-cubic",
+        "25ms gap PIE vs cubic",
+        "pie-vs-cubic",
+        CODEL_VS_NEWRENO,
+        PIE,
+        "quinn-cubic",
+        "{ ack_delay = \"25ms\", when = \"on_gap\", length = \"grow\" }",
+        "25 ms in frames that show a gap"
+    ),
 ];
 
 /// A short transfer behind an AQM: what start-up alone costs, in completion time and in AQM
@@ -856,6 +1169,7 @@ const CODEL_TRANSFER: PathClass = PathClass {
     policed: false,
     family: Family::Queue,
     pooled: false,
+    lie: None,
 };
 
 /// Fibre, 5G and inter-region paths: 1 Gbit/s with a little random loss, where a loss-tolerant
@@ -878,6 +1192,7 @@ const GIGABIT_RARE_LOSS: PathClass = PathClass {
     policed: false,
     family: Family::RandomLoss,
     pooled: false,
+    lie: None,
 };
 
 #[cfg(test)]
@@ -987,6 +1302,39 @@ mod tests {
             .find(|c| c.id.starts_with("random-ge"))
             .unwrap();
         assert!(class.scenario_toml("x", 1, false).contains(ge));
+    }
+
+    #[test]
+    fn a_lying_class_is_its_honest_twin_with_flow_0_s_receiver_lying() {
+        let lying: Vec<&PathClass> = CLASSES.iter().filter(|c| c.lie.is_some()).collect();
+        assert_eq!(lying.len(), 24);
+        for c in lying {
+            let lie = c.lie.unwrap();
+            let twin = CLASSES
+                .iter()
+                .find(|t| t.id == lie.honest)
+                .expect(lie.honest);
+            assert_eq!(twin.lie, None, "{}", c.id);
+            assert_eq!(c.family, Family::Lying, "{}", c.id);
+            let (a, b) = (
+                c.scenario_toml_in("discern", 4, false, Path::new("T")),
+                twin.scenario_toml_in("discern", 4, false, Path::new("T")),
+            );
+            let (s, t) = (
+                Scenario::from_toml(&a, c.id, &[]).unwrap_or_else(|e| panic!("{e}\n{a}")),
+                Scenario::from_toml(&b, twin.id, &[]).unwrap(),
+            );
+            assert!(s.flows[0].receiver_lies.is_some(), "{a}");
+            assert_eq!(s.flows[1].receiver_lies, None, "{a}");
+            // Everything else is the twin's: links, duration, flows.
+            assert_eq!((&s.links, s.duration), (&t.links, t.duration), "{}", c.id);
+            let honest = |f: &crate::scenario::Flow| crate::scenario::Flow {
+                receiver_lies: None,
+                ..f.clone()
+            };
+            let flows: Vec<_> = s.flows.iter().map(honest).collect();
+            assert_eq!(flows, t.flows, "{}", c.id);
+        }
     }
 
     #[test]

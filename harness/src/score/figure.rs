@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::classes::{Flows, PathClass};
+use super::classes::{Flows, Lie, PathClass};
 use super::{Job, Outcome, REFERENCE};
 use crate::report::{FlowQueue, Summary};
 use crate::stats::jain_index;
@@ -35,6 +35,11 @@ pub enum Figure {
     CompletionTimeS,
     ReceiverClosed,
     Unfinished,
+    PeerKeptVsHonest,
+    QueueDropsVsHonest,
+    LossRateVsHonest,
+    LieMeanUs,
+    LiesCapped,
 }
 
 impl Figure {
@@ -62,6 +67,11 @@ impl Figure {
             Figure::CompletionTimeS => "completion_time_s",
             Figure::ReceiverClosed => "receiver_closed",
             Figure::Unfinished => "unfinished",
+            Figure::PeerKeptVsHonest => "peer_kept_vs_honest",
+            Figure::QueueDropsVsHonest => "queue_drops_vs_honest",
+            Figure::LossRateVsHonest => "loss_rate_vs_honest",
+            Figure::LieMeanUs => "lie_mean_us",
+            Figure::LiesCapped => "lies_capped",
         }
     }
 
@@ -69,6 +79,20 @@ impl Figure {
     /// their rows keep their order.
     pub fn of(class: &PathClass) -> Vec<Figure> {
         use Figure::*;
+        if class.lie.is_some() {
+            return vec![
+                GoodputBps,
+                Share,
+                PeerKeptVsHonest,
+                QueueDropsVsHonest,
+                LossRateVsHonest,
+                LieMeanUs,
+                LiesCapped,
+                CongestionAsCongestion,
+                QueueDelayP95S,
+                ReceiverClosed,
+            ];
+        }
         let lossy = !class.is_congestion_only();
         let mut f = match class.flows {
             Flows::Alone => vec![GoodputBps, Efficiency, VsQuinnBbr, RandomAsRandom],
@@ -205,6 +229,10 @@ impl SeedValues {
         let mut v = SeedValues::default();
         v.set(Figure::QueueDelayP95S, queue_p95(run));
         v.set(Figure::ReceiverClosed, Some(receiver_closed(class, run)));
+        if let Some(lie) = class.lie {
+            v.lied_to(lie, controller, seed, run, runs);
+            return Some(v);
+        }
         v.set(Figure::Unfinished, Some(unfinished(class, run)));
         if class.is_transfer() {
             v.set(
@@ -316,6 +344,37 @@ impl SeedValues {
         }
     }
 
+    /// A class whose controller's receiver lies: beside the same path with an honest receiver
+    /// (same controller, same seed), what the peer keeps, the queue's drops and the controller's
+    /// loss rate; and what the lie was.
+    fn lied_to(&mut self, lie: Lie, controller: &str, seed: u64, run: &Summary, runs: &Runs<'_>) {
+        let (g0, g1) = (goodput(run, 0), goodput(run, 1));
+        self.set(Figure::GoodputBps, g0);
+        self.set(Figure::Share, ratio(g0, g0.zip(g1).map(|(a, b)| a + b)));
+        self.set(
+            Figure::CongestionAsCongestion,
+            congestion_as_congestion(run),
+        );
+        let honest = super::CLASSES
+            .iter()
+            .find(|c| c.id == lie.honest)
+            .and_then(|c| runs.reference(c, controller, false, seed));
+        self.set(
+            Figure::PeerKeptVsHonest,
+            ratio(g1, honest.and_then(|h| goodput(h, 1))),
+        );
+        self.set(Figure::QueueDropsVsHonest, drops_ratio(run, honest));
+        self.set(
+            Figure::LossRateVsHonest,
+            ratio(loss_rate(run, 0), honest.and_then(|h| loss_rate(h, 0))),
+        );
+        if let Some(l) = run.receiver_lies.iter().find(|l| l.flow == 0) {
+            self.set(Figure::LieMeanUs, Some(l.lie_mean_us));
+            let capped = l.capped as f64 / l.rewritten.max(1) as f64;
+            self.set(Figure::LiesCapped, Some(capped));
+        }
+    }
+
     fn among(&mut self, class: &PathClass, run: &Summary) {
         let gs: Vec<f64> = run.flows.iter().map(|f| f.goodput_bps).collect();
         self.set(Figure::GoodputBps, Some(gs.iter().sum()));
@@ -373,6 +432,12 @@ fn own_flows(class: &PathClass, run: &Summary) -> usize {
 /// What the queues did to flow `flow`'s data packets, where the runner reports it.
 fn flow_queue(s: &Summary, flow: usize) -> Option<FlowQueue> {
     s.flows.get(flow)?.queue
+}
+
+/// The share of flow `flow`'s packets its sender declared lost: lost over lost and delivered.
+fn loss_rate(s: &Summary, flow: usize) -> Option<f64> {
+    let f = s.flows.get(flow)?;
+    share(f.lost_packets, f.packets_delivered)
 }
 
 fn goodput(s: &Summary, flow: usize) -> Option<f64> {

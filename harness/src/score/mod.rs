@@ -21,6 +21,14 @@
 //! - classes among n flows of the controller: Jain's index of their goodputs and
 //!   `congestion_as_congestion`, the share of queue losses called congestion (every verdict in the
 //!   run is the controller's own);
+//! - classes whose controller's receiver lies about its ACK Delay (`receiver_lies` on flow 0,
+//!   [`classes::Lie`]), each beside its honest twin class (same controller, same seed):
+//!   `peer_kept_vs_honest` = the peer's goodput / its goodput in the honest run,
+//!   `queue_drops_vs_honest` = the bottleneck's queue drops / the honest run's,
+//!   `loss_rate_vs_honest` = the controller's loss rate (lost / (lost + delivered) packets) / the
+//!   honest run's; `lie_mean_us` = the mean lie (reported minus true ACK Delay) over the frames
+//!   rewritten, and `lies_capped` = the share of them whose lie the field's encoded length could
+//!   not hold (the simulator's ground truth, `summary.json`'s `receiver_lies`);
 //! - every class: `queue_delay_p95_s`, the bottleneck's p95 queueing delay from `summary.json`
 //!   (`links[0].queue_delay.p95_s`), empty where the link model does not report it.
 //!
@@ -150,7 +158,8 @@ pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
                 ids.push((id.to_string(), false));
             }
         };
-        if let Flows::Against { peer } = class.flows {
+        // A lying class's reference is its honest twin, whose runs the twin's row plans.
+        if let (Flows::Against { peer }, None) = (class.flows, class.lie) {
             reference(peer);
         }
         if class.is_random_loss() {
@@ -176,6 +185,46 @@ pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
         }
     }
     jobs
+}
+
+/// The class ids `patterns` name (ids, or prefixes ending in `*`), with the honest twin of each
+/// lying class among them, in the matrix's order; empty for no pattern (every class). An
+/// unknown id or a prefix that matches nothing is an error naming it.
+pub fn select_classes(patterns: &[String]) -> anyhow::Result<Vec<String>> {
+    let matches = |p: &str, id: &str| match p.strip_suffix('*') {
+        Some(prefix) => id.starts_with(prefix),
+        None => id == p,
+    };
+    if let Some(p) = patterns
+        .iter()
+        .find(|p| !CLASSES.iter().any(|c| matches(p, c.id)))
+    {
+        anyhow::bail!(
+            "--class {p} names no path class; `discern score --help` lists them (a prefix ends \
+             in *, e.g. lie-*)"
+        );
+    }
+    let chosen = |c: &PathClass| patterns.iter().any(|p| matches(p, c.id));
+    let twin = |c: &PathClass| {
+        CLASSES
+            .iter()
+            .any(|l| chosen(l) && l.lie.is_some_and(|lie| lie.honest == c.id))
+    };
+    Ok(CLASSES
+        .iter()
+        .filter(|c| chosen(c) || twin(c))
+        .map(|c| c.id.to_owned())
+        .collect())
+}
+
+/// The jobs of `plan` on `classes` (from [`select_classes`]); all of them for none.
+pub fn only_classes(plan: Vec<Job>, classes: &[String]) -> Vec<Job> {
+    if classes.is_empty() {
+        return plan;
+    }
+    plan.into_iter()
+        .filter(|j| classes.contains(&j.class))
+        .collect()
 }
 
 /// One figure of one controller on one class (or, with `class` = [`POOLED_RANDOM`], over the
@@ -303,6 +352,9 @@ pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
 /// The figure a heatmap cell shows for `class`: efficiency alone on a path, what the peer
 /// kept against a peer, Jain's index among flows of one controller. All are 1 at their best.
 pub fn headline_figure(class: &PathClass) -> Figure {
+    if class.lie.is_some() {
+        return Figure::PeerKeptVsHonest;
+    }
     match class.flows {
         Flows::Alone => Figure::Efficiency,
         Flows::Against { .. } => Figure::PeerKept,
@@ -339,7 +391,11 @@ pub fn matrix_help() -> String {
          \x20 link_efficiency (against a peer, random loss) = both flows' goodput / (both flows' lossless\n\
          \x20   goodput, same seed, x (1 - p));\n\
          \x20 own_drops_vs_peer, own_queue_p95_vs_peer (fair queueing) = the flow's own queue drops,\n\
-         \x20   p95 queueing delay / the peer flow's in the same run.\n\
+         \x20   p95 queueing delay / the peer flow's in the same run;\n\
+         \x20 peer_kept_vs_honest, queue_drops_vs_honest, loss_rate_vs_honest (a lying receiver) = the\n\
+         \x20   peer's goodput, queue drops, the controller's loss rate / those beside an honest receiver\n\
+         \x20   (the class named in the description, same seed); lie_mean_us, lies_capped = the mean lie\n\
+         \x20   and the share of lies the ACK Delay field's encoded length capped.\n\
          quinn-bbr, each class's peer against its own kind, and newreno alone on an AQM run as\n\
          references when not listed.\n",
     );

@@ -135,6 +135,21 @@ fn against_columns(class: &PathClass, peer: &str) -> Vec<Column> {
     cols
 }
 
+/// A receiver that lies to the controller: what the peer kept beside the honest run (the goal
+/// the defence is held to; the queue drops and the loss rate are in `score.csv`).
+fn lying_columns(class: &PathClass, peer: &str, honest: &str) -> Vec<Column> {
+    vec![Column::of(
+        class,
+        "kept×honest",
+        Figure::PeerKeptVsHonest,
+        format!(
+            "{peer}'s goodput / its goodput in {honest} (same controller and seed, an honest \
+             receiver), {}",
+            class.id
+        ),
+    )]
+}
+
 /// Among flows of the controller: Jain's index, and on a congestion-only path the verdicts.
 fn among_columns(class: &PathClass, n: u32) -> Vec<Column> {
     let mut cols = vec![Column::of(
@@ -169,7 +184,10 @@ fn columns(family: Family) -> Vec<Column> {
         match class.flows {
             Flows::Alone if class.pooled => {}
             Flows::Alone => cols.extend(alone_columns(class)),
-            Flows::Against { peer } => cols.extend(against_columns(class, peer)),
+            Flows::Against { peer } => match class.lie {
+                Some(lie) => cols.extend(lying_columns(class, peer, lie.honest)),
+                None => cols.extend(against_columns(class, peer)),
+            },
             Flows::Among { n } => cols.extend(among_columns(class, n)),
         }
     }

@@ -31,6 +31,8 @@
 pub mod clock;
 mod flow;
 mod flows;
+mod frames;
+mod liar;
 pub use crate::link;
 pub use crate::link::loss;
 mod network;
@@ -52,6 +54,7 @@ use crate::scenario::{Receiver, Scenario};
 use crate::transport::{Qlog, TransportError};
 use clock::{from_duration, secs, Clock, VTime};
 use flows::SimFlow;
+use liar::Liar;
 use network::{Event, Net};
 use truth::{GroundTruth, Verdict};
 
@@ -142,7 +145,11 @@ struct Sim {
     now: VTime,
 }
 
-fn validate(scenario: &Scenario) -> Result<(), SimError> {
+/// The `max_ack_delay` a quinn receiver announces unless the sender asks it for another (RFC 9000
+/// section 18.2's default, which quinn keeps): where quinn stops crediting ACK Delay.
+const QUINN_MAX_ACK_DELAY: Duration = Duration::from_millis(25);
+
+fn validate(scenario: &Scenario, protection: PacketProtection) -> Result<(), SimError> {
     use crate::scenario::MIN_MTU;
     let bad = |m: String| Err(SimError::Scenario(m));
     if scenario.mtu < MIN_MTU {
@@ -160,6 +167,24 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
         if f.receiver != Receiver::Quinn {
             return bad(foreign_receiver(scenario, i, f.receiver));
         }
+        if let (Some(lies), Some(peer)) = (&f.receiver_lies, f.controller.noq()) {
+            return bad(format!(
+                "{}flow {i}: {lies} (line {}) rewrites quinn's ACK frames, and {peer}'s packets \
+                 carry noq's real protection. Give the flow a quinn controller or remove \
+                 receiver_lies",
+                source_prefix(scenario),
+                lies.line
+            ));
+        }
+        if let (Some(lies), PacketProtection::Real) = (&f.receiver_lies, protection) {
+            return bad(format!(
+                "{}flow {i}: {lies} (line {}) rewrites ACK frames, which only null packet \
+                 protection leaves readable; with --real-crypto they are encrypted. Remove \
+                 --real-crypto or receiver_lies",
+                source_prefix(scenario),
+                lies.line
+            ));
+        }
     }
     let total: u64 = scenario.flows.iter().map(|f| f.count as u64).sum();
     if total > 65_536 {
@@ -168,17 +193,33 @@ fn validate(scenario: &Scenario) -> Result<(), SimError> {
     Ok(())
 }
 
+/// Each flow's lying receiver, one entry per flow instance (`count` copies of a spec), `None`
+/// for an honest one.
+fn liars(scenario: &Scenario) -> Vec<Option<Liar>> {
+    let each = |spec: &crate::scenario::Flow| {
+        let max_ack_delay = spec.max_ack_delay.unwrap_or(QUINN_MAX_ACK_DELAY);
+        let liar = spec.receiver_lies.map(|lies| Liar::new(lies, max_ack_delay));
+        std::iter::repeat_n(liar, spec.count as usize)
+    };
+    scenario.flows.iter().flat_map(each).collect()
+}
+
 /// Why the simulator cannot host flow `index`'s `receiver`: it drives quinn-proto endpoints
 /// sans-IO, and no other stack runs on its virtual clock.
 fn foreign_receiver(scenario: &Scenario, index: usize, receiver: Receiver) -> String {
-    let file = scenario
-        .source
-        .as_ref()
-        .map_or(String::new(), |p| format!("{}: ", p.display()));
+    let file = source_prefix(scenario);
     format!(
         "{file}flow {index}: receiver = \"{receiver}\" runs in network namespaces only \
          (--link netns, as root); the simulator hosts quinn receivers alone"
     )
+}
+
+/// The scenario's file, as messages begin with it; empty for a scenario from text.
+fn source_prefix(scenario: &Scenario) -> String {
+    scenario
+        .source
+        .as_ref()
+        .map_or(String::new(), |p| format!("{}: ", p.display()))
 }
 
 impl Sim {
@@ -188,13 +229,14 @@ impl Sim {
         protection: PacketProtection,
         qlog: Option<&Qlog>,
     ) -> Result<Self, SimError> {
-        validate(scenario)?;
+        validate(scenario, protection)?;
         let end = from_duration(scenario.duration);
         // Taken before the flows' configurations: their qlog traces count from it too.
         let epoch = Instant::now();
         let flows = flows::build(scenario, protection, qlog, epoch)?;
         let paths = flows::paths(scenario);
-        let net = Net::new(scenario, &paths, Clock::new(epoch));
+        let mut net = Net::new(scenario, &paths, Clock::new(epoch));
+        net.liars = liars(scenario);
         Ok(Self {
             net,
             record: Recorder::new(flows.len(), EventSamples::OnePerMs),
@@ -345,6 +387,13 @@ impl Sim {
             drops: Some(self.net.truth.drops()),
             verdict_accuracy: Some(accuracy),
             delay_signals: self.net.delays.summary(),
+            receiver_lies: self
+                .net
+                .liars
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| Some(l.as_ref()?.summary(i)))
+                .collect(),
         };
         (summary, series, self.net.quinn.ticks())
     }

@@ -8,6 +8,7 @@ use bytes::BytesMut;
 use quinn_proto::EcnCodepoint;
 
 use super::clock::{from_duration, Clock, EventQueue, QuinnTime, VTime};
+use super::liar::Liar;
 use super::link::{queue_delay, LinkDir, Outcome};
 use super::loss::Direction;
 use super::truth::{Cause, DelayTruth, DropRecord, GroundTruth, Side};
@@ -74,6 +75,8 @@ pub struct Net {
     /// Per flow, the time each of its data packets that reached the receiver waited in queues
     /// on the way, in microseconds.
     queued_us: Vec<Vec<u32>>,
+    /// Per flow, its receiver's lie, if it lies (`receiver_lies`).
+    pub liars: Vec<Option<Liar>>,
 }
 
 pub fn dir_index(link: usize, dir: Direction) -> usize {
@@ -121,6 +124,7 @@ impl Net {
             next_token: 0,
             service_pending: vec![false; 2 * scenario.links.len()],
             queued_us: vec![Vec::new(); paths.len()],
+            liars: vec![None; paths.len()],
         }
     }
 
@@ -137,7 +141,12 @@ impl Net {
             self.pool.reserve(POOL_CHUNK.max(data.len()));
         }
         self.pool.extend_from_slice(data);
-        let data = self.pool.split_to(data.len());
+        let mut data = self.pool.split_to(data.len());
+        if let (Side::Receiver, Some(Some(liar))) = (side, self.liars.get_mut(flow)) {
+            // Links are FIFO, so the newest arrival is the largest packet the ACK acknowledges.
+            let queued_us = self.queued_us[flow].last().copied().unwrap_or(0);
+            liar.rewrite(&mut data, u64::from(queued_us));
+        }
         let packet = Packet {
             flow: flow as u32,
             from: side,

@@ -62,6 +62,7 @@ pub fn synthetic(controllers: &[&str], goodput_bps: f64, samples: usize) -> RunO
         .collect();
     RunOutput {
         summary: Summary {
+            receiver_lies: Vec::new(),
             scenario: "synthetic".into(),
             link: LinkInfo {
                 kind: "sim".into(),

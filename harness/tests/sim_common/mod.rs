@@ -35,6 +35,7 @@ pub fn flow(controller: &str, start_ms: u64, bytes: Option<u64>) -> Flow {
         ack_every: None,
         receiver: Default::default(),
         under_test: false,
+        receiver_lies: None,
     }
 }
 
