@@ -63,6 +63,11 @@ use pooled::PooledSeed;
 pub use pooled::POOLED_RANDOM;
 
 /// The controllers `discern score` compares when `--controller` is not given.
+///
+/// `noq-bbr3` is not among them: noq-proto 1.4 draws BBRv3's probe timing from the operating
+/// system (its `Bbr3Config` keeps the probe seed private), so its runs differ from one to the
+/// next, and a board's same seeds must give the same bytes. Name it with `--controller` to
+/// compare against it.
 pub const DEFAULT_CONTROLLERS: &[&str] = &[
     "newreno",
     "modified-sack",
@@ -75,7 +80,6 @@ pub const DEFAULT_CONTROLLERS: &[&str] = &[
     "quinn-newreno",
     "quinn-cubic",
     "quinn-bbr",
-    "noq-bbr3",
 ];
 
 /// The controller whose goodput every other one's is paired with on random-loss classes.

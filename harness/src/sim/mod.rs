@@ -198,7 +198,9 @@ fn validate(scenario: &Scenario, protection: PacketProtection) -> Result<(), Sim
 fn liars(scenario: &Scenario) -> Vec<Option<Liar>> {
     let each = |spec: &crate::scenario::Flow| {
         let max_ack_delay = spec.max_ack_delay.unwrap_or(QUINN_MAX_ACK_DELAY);
-        let liar = spec.receiver_lies.map(|lies| Liar::new(lies, max_ack_delay));
+        let liar = spec
+            .receiver_lies
+            .map(|lies| Liar::new(lies, max_ack_delay));
         std::iter::repeat_n(liar, spec.count as usize)
     };
     scenario.flows.iter().flat_map(each).collect()
