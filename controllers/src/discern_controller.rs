@@ -18,9 +18,11 @@ use crate::Adapter;
 ///
 /// The default ([`ShortQueueAlgorithm`], `queue = short`) reads the standing queue from its ACKs
 /// ([`crate::classify::PathModel`]) and keeps a couple of packet times of it: FAST TCP's window
-/// update (Wei et al., ToN 2006) once a round while the queue is its own, Reno growth once a
+/// update (Wei et al., ToN 2006) once a round while the queue is its own, and competes once a
 /// queue it cannot shrink shows another flow filling the buffer (Copa's competitive mode, Arun
-/// and Balakrishnan, NSDI 2018). Its classifier ([`crate::classify::ShortQueue`]) calls a loss
+/// and Balakrishnan, NSDI 2018): NewReno's manners behind a queue as short as an AQM keeps,
+/// CUBIC's (RFC 9438, `competing`) against a deeper one, with a drain probe that reads when the
+/// other flow has left ([`crate::drain_probe`]). Its classifier ([`crate::classify::ShortQueue`]) calls a loss
 /// congestion when the packets around it met a queue above a guard of three targets (at least
 /// 3 ms: quicly's guard, h2o/quicly issue 687), when more than a fifth of a window was lost with
 /// no queue (a policer; RFC 8085's circuit breaker idea), and while a rate limit found that way is
@@ -65,9 +67,9 @@ use crate::Adapter;
 ///
 /// Known limits (docs/RESULTS.md, the goals table): order-keeping per-packet jitter of several
 /// milliseconds looks like a standing queue that does not answer the flow's shrinking, so the
-/// flow shares it as NewReno would (the jitter class); against CUBIC in deep buffers and on the
-/// LTE traces it yields for rounds before it reads the queue as another flow's, and gets less
-/// than NewReno gets there; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
+/// flow shares it as NewReno would (the jitter class); against CUBIC in buffers of several BDP it
+/// yields for rounds before it reads the queue as another flow's, and CUBIC's slow convergence
+/// from that small window leaves it less than an even share; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
 /// back by FAST's small steps; behind a policer shared with NewReno, the first losses of each
 /// episode stay under the loss share that reveals the limit, and NewReno keeps about four fifths.
 ///

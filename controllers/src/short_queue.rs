@@ -22,9 +22,17 @@
 //!   the window has begun to shrink, and on a gigabit path the first long round read 3 ms and the
 //!   peak 32 ms): a loss-based flow is filling the
 //!   buffer, and yielding further would starve this one (Vegas and FAST against Reno). The flow
-//!   then grows as NewReno does until the queue stays below the target for four rounds (Copa's
-//!   competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with the switch read from
-//!   the update's effect instead of an emptied queue).
+//!   then competes (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with
+//!   the switch read from the update's effect instead of an emptied queue) until the queue stays
+//!   below the target for four rounds. How it competes depends on how deep the shared queue
+//!   stands. Up to [`DEEP_QUEUE`], as deep as an AQM keeps one, it grows and halves as NewReno
+//!   does, which shares an AQM's drops evenly. Deeper, a buffer-filler is at work (CUBIC, which
+//!   most hosts run, or BBR): the flow reopens slow start from the small window its yielding
+//!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]),
+//!   whose Reno-friendly region still leaves a Reno flow its share. A loss-based flow alone
+//!   keeps a deep buffer full by itself, so the queue never reads short once the other flow
+//!   leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own part of it from time
+//!   to time, and when the delivery rate jumps for several rounds, to look.
 //!
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
@@ -237,16 +245,17 @@ impl ShortQueueAlgorithm {
         let queue = queue.saturating_sub(self.path().noise_floor());
         let target = self.path().target();
         let was_shared = matches!(self.owner, QueueOwner::Shared { .. });
-        let queue = queue.saturating_sub(self.noise_margin());
-        self.owner = self.next_owner(queue, target);
+        // Whose queue it is, and how deep another flow keeps it, read past the jitter.
+        let beyond_noise = queue.saturating_sub(self.noise_margin());
+        self.owner = self.next_owner(beyond_noise, target);
         match self.owner {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
                     self.contested = false;
                 }
                 if self.contested {
-                    self.drain_probe(queue, target);
-                } else if queue >= DEEP_QUEUE {
+                    self.drain_probe(beyond_noise, target);
+                } else if beyond_noise >= DEEP_QUEUE {
                     self.contest();
                 }
             }
