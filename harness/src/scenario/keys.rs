@@ -198,7 +198,7 @@ pub(crate) const FLOW: &[Key] = &[
         "whether the CLI's --controller sets this flow's controller; if no flow says true, \
          flow 0 alone is under test",
     ),
-    key(
+    settable(
         "receiver_lies",
         Table,
         "a receiver that lies about its ACK Delay (simulator only), e.g. { ack_delay = \"queue\", when = \"on_gap\" }",
@@ -457,7 +457,7 @@ mod tests {
              (link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, \
              loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, loss.start, loss.count, and the \
              same under reverse_loss; flow FIELD: controller, path, start, bytes, count, \
-             receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test,
+             receive_window, max_ack_delay, ack_eliciting_threshold, receiver, under_test, \
              receiver_lies)"
         );
     }
