@@ -498,9 +498,10 @@ fn score_with_a_failed_run_merges_and_fails(bench: &Bench) {
     );
 }
 
-/// The scoreboard class whose capacity trace the test leaves out, and the trace it provides.
+/// The scoreboard class whose capacity trace the test leaves out, and that trace; the test
+/// provides every other trace a class names.
 const MISSING_CLASS: &str = "lte-att-vs-cubic";
-const PROVIDED_TRACE: &str = "TMobile-LTE-short.down";
+const MISSING_TRACE: &str = "ATT-LTE-driving-2016.down";
 
 /// A mahimahi capacity trace: one 1500-byte delivery opportunity a millisecond (12 Mbit/s),
 /// repeated.
@@ -529,7 +530,13 @@ fn the_documented_slurm_recipe_runs_as_written() {
     for dir in [&work, &traces] {
         std::fs::create_dir(dir).unwrap();
     }
-    write_trace(&traces.join(PROVIDED_TRACE));
+    let provided = quinn_discern_harness::score::classes::CLASSES
+        .iter()
+        .filter_map(|class| class.trace)
+        .filter(|&trace| trace != MISSING_TRACE);
+    for trace in provided {
+        write_trace(&traces.join(trace));
+    }
     std::fs::write(work.join("shards.sbatch"), &recipe.job_script).unwrap();
 
     let mut slurm = LocalSlurm::up(tmp.path().join("slurm"));

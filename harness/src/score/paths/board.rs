@@ -126,7 +126,7 @@ impl PathBoard {
             .collect();
         PathBoard {
             draw,
-            command: draw.command(),
+            command: whole_draw_command(&draw, controllers),
             controllers: controllers.to_vec(),
             metrics: Metric::ALL
                 .into_iter()
@@ -340,5 +340,20 @@ mod tests {
         assert_eq!(quantile(&v, 1.0), 5.0);
         assert!((quantile(&v, 0.1) - 1.4).abs() < 1e-12);
         assert_eq!(quantile(&[7.0], 0.9), 7.0);
+    }
+}
+
+/// The command that reruns the whole board: the draw, and the controllers where they are not the
+/// default list.
+fn whole_draw_command(draw: &Draw, controllers: &[String]) -> String {
+    let default = crate::score::DEFAULT_CONTROLLERS;
+    if controllers
+        .iter()
+        .map(String::as_str)
+        .eq(default.iter().copied())
+    {
+        draw.command()
+    } else {
+        format!("{} --controller {}", draw.command(), controllers.join(","))
     }
 }
