@@ -328,21 +328,6 @@ pub fn write(dir: &Path, board: &PathBoard) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::quantile;
-
-    #[test]
-    fn quantiles_interpolate_between_order_statistics() {
-        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
-        assert_eq!(quantile(&v, 0.0), 1.0);
-        assert_eq!(quantile(&v, 0.5), 3.0);
-        assert_eq!(quantile(&v, 1.0), 5.0);
-        assert!((quantile(&v, 0.1) - 1.4).abs() < 1e-12);
-        assert_eq!(quantile(&[7.0], 0.9), 7.0);
-    }
-}
-
 /// The command that reruns the whole board: the draw, and the controllers where they are not the
 /// default list.
 fn whole_draw_command(draw: &Draw, controllers: &[String]) -> String {
@@ -355,5 +340,20 @@ fn whole_draw_command(draw: &Draw, controllers: &[String]) -> String {
         draw.command()
     } else {
         format!("{} --controller {}", draw.command(), controllers.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile;
+
+    #[test]
+    fn quantiles_interpolate_between_order_statistics() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0];
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 0.5), 3.0);
+        assert_eq!(quantile(&v, 1.0), 5.0);
+        assert!((quantile(&v, 0.1) - 1.4).abs() < 1e-12);
+        assert_eq!(quantile(&[7.0], 0.9), 7.0);
     }
 }
