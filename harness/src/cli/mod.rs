@@ -98,7 +98,13 @@ fn dispatch(cli: Cli, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Run(args) => run::run(args, runner),
         Command::Sweep(args) => sweep_cmd::sweep_cmd(args, runner),
-        Command::Score(args) => score::score_cmd(args, &|s, kind| runner(s, kind, None)),
+        Command::Score(args) => {
+            let runner = |s: &_, kind| runner(s, kind, None);
+            match args.paths {
+                Some(paths) => score_paths::score_paths_cmd(&args, paths, &runner),
+                None => score::score_cmd(args, &runner),
+            }
+        }
         Command::Merge(args) => merge::merge_cmd(args),
         Command::Plot(args) => plot::plot_cmd(&args),
         Command::List => list::list(Path::new("scenarios")),

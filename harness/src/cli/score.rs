@@ -85,10 +85,8 @@ pub(super) fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
     Ok(chosen.iter().map(|c| c.id().to_owned()).collect())
 }
 
+/// The fixed board; `--paths` is the random-path board's (`score_paths`).
 pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<ExitCode> {
-    if let Some(paths) = args.paths {
-        return super::score_paths::score_paths_cmd(&args, paths, runner);
-    }
     let out = args.out.clone().unwrap_or_else(|| "out/score".into());
     let controllers = controllers(&args)?;
     let seeds = sweep::seeds(args.seed, args.runs)?;

@@ -145,7 +145,7 @@ fn finish_paths(
     outcomes: &[Outcome],
 ) -> anyhow::Result<ExitCode> {
     let board = PathBoard::of(draw, controllers, paths, plan, outcomes);
-    let files = paths::board::write(dir, &board)?;
+    let files = paths::write(dir, &board)?;
     out!("{}", board.tables())?;
     let names: Vec<String> = files
         .iter()

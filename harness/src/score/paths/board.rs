@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -12,7 +11,7 @@ use super::draw::{Capacity, RandomPath};
 use super::metrics::{self, Metric, Runs};
 use super::render::Layout;
 use super::{Draw, Outcome, PathJob};
-use crate::output::{self, table::TextTable};
+use crate::output::table::TextTable;
 use crate::score::figure::queue_p95;
 
 /// One controller on one path.
@@ -315,17 +314,6 @@ fn spread(draw: &Draw, rows: &[Row], controller: &str, metric: Metric) -> Option
             command: draw.rerun_command(row.path.index, controller),
         },
     })
-}
-
-/// Writes `paths.csv`, `paths.json`, the CDFs and the summary page into `dir`; returns the files.
-pub fn write(dir: &Path, board: &PathBoard) -> anyhow::Result<Vec<PathBuf>> {
-    let csv = dir.join("paths.csv");
-    output::write_table_csv(&csv, &board.csv())?;
-    let json = dir.join("paths.json");
-    output::write_json(&json, board)?;
-    let mut files = vec![csv, json];
-    files.extend(super::plots::write(dir, board)?);
-    Ok(files)
 }
 
 /// The command that reruns the whole board: the draw, and the controllers where they are not the

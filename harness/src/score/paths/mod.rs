@@ -96,6 +96,21 @@ impl PathJob {
     }
 }
 
+/// Writes `paths.csv`, `paths.json`, the CDFs and the summary page into `dir`; returns the files.
+pub fn write(
+    dir: &std::path::Path,
+    board: &board::PathBoard,
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let csv = dir.join("paths.csv");
+    crate::output::write_table_csv(&csv, &board.csv())?;
+    let json = dir.join("paths.json");
+    crate::output::write_json(&json, board)?;
+    let mut files = vec![csv, json];
+    files.extend(plots::write(dir, board)?);
+    files.extend(summary_page::write(dir, board)?);
+    Ok(files)
+}
+
 /// Every run the board needs, path by path: each controller, then the peer against its own kind
 /// where the peer is of another kind and not among the controllers.
 pub fn plan(paths: &[RandomPath], controllers: &[String]) -> Vec<PathJob> {

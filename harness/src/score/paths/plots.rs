@@ -67,13 +67,12 @@ pub fn cdf_chart(board: &PathBoard, metric: Metric) -> Chart {
     }
 }
 
-/// Writes the CDFs and the summary page into `dir`; returns the files.
+/// Writes the CDFs into `dir`; returns the files.
 pub fn write(dir: &Path, board: &PathBoard) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for metric in CDFS {
         files.extend(cdf_chart(board, metric).write(dir, &format!("cdf-{}", metric.as_str()))?);
     }
-    files.extend(super::summary_page::write(dir, board)?);
     Ok(files)
 }
 
