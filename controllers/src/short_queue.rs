@@ -75,7 +75,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
-use crate::classify::{Discriminator, LossCause, PathModel, ShortQueue};
+use crate::classify::{half_window_lost, Discriminator, LossCause, PathModel, ShortQueue};
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::growth::{Cubic, Growth};
@@ -440,7 +440,7 @@ impl ShortQueueAlgorithm {
         self.window.resize(next as u64);
     }
 
-    fn reduce(&mut self, event: &CongestionEvent) {
+    fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
         if event.is_ecn() {
             self.window.reduce(event.now, self.ecn_beta);
             return;
@@ -449,6 +449,12 @@ impl ShortQueueAlgorithm {
         match (self.classifier().last_cause(), self.owner) {
             // A policer: a limit shared with other flows, answered as NewReno answers a queue.
             (Some(LossCause::Rate), _) => self.window.reduce(event.now, self.beta),
+            // Half a window lost in one window: at most half of it arrived, whatever queue the
+            // delays show (a receiver that hides the queue in its ACK Delay shows none), so
+            // taking out the queue met could leave the window where it was.
+            _ if half_window_lost(event, losses_in_window) => {
+                self.window.reduce(event.now, self.beta)
+            }
             // The flow's own queue overflowed (or met an AQM): take out the queue the lost
             // packet met, which keeps the pipe full (never below NewReno's cut).
             (_, QueueOwner::Own { .. }) => {
@@ -526,7 +532,7 @@ impl Algorithm for ShortQueueAlgorithm {
             self.window.collapse(event.now, self.beta);
             true
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
-            self.reduce(event);
+            self.reduce(event, evidence.losses_in_window);
             true
         } else {
             false

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use quinn_discern::classify::SackGapAndRtt;
-use quinn_discern::LossFilterConfig;
+use quinn_discern::{registry, LossFilterConfig};
 use quinn_proto::congestion::{ControllerFactory, CubicConfig, NewRenoConfig};
 
 const MTU: u16 = 1200;
@@ -61,4 +61,31 @@ fn a_clone_keeps_the_inner_state() {
     let clone = controller.clone_box();
     assert_eq!(clone.window(), controller.window());
     assert_eq!(clone.metrics().ssthresh, controller.metrics().ssthresh);
+}
+
+/// Half a window lost in one window is congestion whatever a classifier reads (`classify/mod.rs`,
+/// `half_window_lost`): every classifier of the registry passes it on, even with a flat RTT that
+/// shows no queue at all.
+#[test]
+fn half_a_window_lost_reaches_the_inner_controller_behind_every_classifier() {
+    let classifiers = registry::catalog().iter().filter(|c| c.classifier);
+    let mut checked = 0;
+    for classifier in classifiers {
+        let id = format!("{}+quinn-newreno", classifier.id);
+        let factory = registry::parse(&id).unwrap().factory();
+        let start = Instant::now();
+        let mut controller = factory.build(start, MTU);
+        let before = controller.window();
+        let window_packets = before / u64::from(MTU);
+        let lost = u64::from(MTU) * (window_packets / 2 + 1);
+        let now = start + Duration::from_millis(200);
+        controller.on_congestion_event(now, now - Duration::from_millis(50), false, lost);
+        assert!(
+            controller.window() < before,
+            "{id}: {} of {window_packets} packets lost, and the window stayed at {before}",
+            window_packets / 2 + 1,
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} classifiers in the registry");
 }
