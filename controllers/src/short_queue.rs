@@ -108,6 +108,9 @@ const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
 const SENT_WINDOWS_KEPT: usize = 32;
+/// BBR's `cwnd_gain` and `BtlBw` filter length in rounds, for the window floor of a noisy path.
+const NOISY_CWND_GAIN: f64 = 2.0;
+const NOISY_BW_ROUNDS: usize = 10;
 
 /// How the flow grows and backs off while another flow keeps the queue standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,6 +267,7 @@ impl ShortQueueAlgorithm {
                 if self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
                     self.fast_update(queue, target);
                 }
+                self.hold_rate_floor();
             }
         }
     }
@@ -372,6 +376,34 @@ impl ShortQueueAlgorithm {
         true
     }
 
+    /// On a noisy path, the window never falls below `NOISY_CWND_GAIN` times the pipe the
+    /// delivery rate of the last `NOISY_BW_ROUNDS` rounds shows (BBR's `cwnd_gain * BtlBw *
+    /// RTprop`, draft-cardwell-iccrg-bbr-congestion-control section 4.6.4): there the delay
+    /// cannot tell the flow's queue from noise, and a controller that converges to a delay
+    /// range narrower than the noise can starve (Arun, Alizadeh and Balakrishnan, "Starvation
+    /// in end-to-end congestion control", SIGCOMM 2022). The rate can: while the pipe is not
+    /// full, a larger window delivers more, and the floor rises with it.
+    fn hold_rate_floor(&mut self) {
+        let path = self.path();
+        if !path.shows_noise()
+            || self.window.state() == State::SlowStart
+            || self.classifier().rate_limit().is_some()
+        {
+            return;
+        }
+        let floor =
+            NOISY_CWND_GAIN * path.recent_mean_rate(NOISY_BW_ROUNDS) * path.min_rtt().as_secs_f64();
+        if (self.window.cwnd() as f64) < floor {
+            self.window.resize(floor as u64);
+        }
+    }
+
+    /// Whether `queue` is one the noisy path's window floor can have built by itself.
+    fn within_rate_floor_queue(&self, queue: Duration) -> bool {
+        let path = self.path();
+        path.shows_noise() && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
+    }
+
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
         match self.owner {
             QueueOwner::Shared { short_rounds } if queue < target => {
@@ -385,6 +417,10 @@ impl ShortQueueAlgorithm {
             }
             QueueOwner::Shared { .. } => QueueOwner::Shared { short_rounds: 0 },
             QueueOwner::Own { .. } if queue < target.saturating_mul(2) => QueueOwner::OWN,
+            // The queue the rate floor keeps on a path that has shown noise: the update cannot
+            // shrink it, and that is no sign of another flow. The floor queues at most
+            // `NOISY_CWND_GAIN - 1` minimum RTTs; a deeper queue is another flow's.
+            QueueOwner::Own { .. } if self.within_rate_floor_queue(queue) => QueueOwner::OWN,
             QueueOwner::Own {
                 long_rounds,
                 queue_before,

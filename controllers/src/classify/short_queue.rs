@@ -163,6 +163,13 @@ impl PathModel {
         self.peak_rate
     }
 
+    /// The mean delivery rate of the last `rounds` rounds, bytes per second (zero before one).
+    pub fn recent_mean_rate(&self, rounds: usize) -> f64 {
+        let recent = self.rates.iter().rev().take(rounds);
+        let n = recent.len().max(1) as f64;
+        recent.sum::<f64>() / n
+    }
+
     /// The delivery rate of the last complete round, bytes per second (zero before one).
     pub fn round_rate(&self) -> f64 {
         self.rates.back().copied().unwrap_or(0.0)
@@ -254,6 +261,14 @@ impl PathModel {
     /// own queue from delay noise.
     pub fn is_noisy(&self) -> bool {
         self.jitter() > self.target()
+    }
+
+    /// Whether the path has shown delay noise by its effect, not only by its spread: a noise
+    /// floor learnt ([`Self::noise_floor`]) from a rise of the data in flight that the delivery
+    /// rate followed. Another flow's bursts spread the delay as jitter does, but a rise into a
+    /// link they share raises the queue with it.
+    pub fn shows_noise(&self) -> bool {
+        self.noise_floor() > Duration::ZERO
     }
 
     /// The standing queue that is delay noise rather than a queue: the standing queue of rounds
