@@ -49,9 +49,18 @@
 //! floor ([`PathModel::noise_floor`]) from whether the delivery rate followed. The floor is taken
 //! out of the standing queue and of the queue a lost packet met, added to the minimum RTT as the
 //! RTT of an empty queue, and added to the guard; whose queue it is is read past the jitter as
-//! well. Over eight seeds the class's goodput rose from 4.5 to 15.5 Mbit/s with the p95 queue at
-//! 5 to 7 ms (its budget 10 ms). On other paths the jitter stays far below the target (0.3 ms
-//! and less against 1 to 12 ms on the scoreboard's random-loss classes), and nothing changes.
+//! well. On other paths the jitter stays far below the target, and nothing changes.
+//!
+//! Once the path has shown noise that way (and its raw samples, with the ACK Delay the receiver
+//! claims left in, vary as much: a receiver that claims the queue as ACK Delay makes only the
+//! corrected ones jump), the window keeps a floor while the flow's queue is its own: twice the
+//! pipe that the largest delivery rate of the last ten rounds shows (BBR's `cwnd_gain * BtlBw *
+//! RTprop`). A delay-based flow whose delay range is narrower than the path's noise can starve
+//! (Arun, Alizadeh and Balakrishnan, SIGCOMM 2022); the rate cannot be fooled that way, since a
+//! larger window delivers more only while the pipe is not full. The floor queues at most one
+//! minimum RTT, so a deeper standing queue is still another flow's, and for a hundred rounds
+//! after the flow last met a buffer-filler there is no floor: one that comes and goes reads as
+//! noise too.
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
@@ -111,6 +120,10 @@ const SENT_WINDOWS_KEPT: usize = 32;
 /// BBR's `cwnd_gain` and `BtlBw` filter length in rounds, for the window floor of a noisy path.
 const NOISY_CWND_GAIN: f64 = 2.0;
 const NOISY_BW_ROUNDS: usize = 10;
+/// Rounds after the flow last met a buffer-filler before the noisy path's window floor applies
+/// again: as long as the peak-rate memory of the path model, since a buffer-filler that comes
+/// and goes shows as delay noise too.
+const FLOOR_QUIET_ROUNDS: u64 = 100;
 
 /// How the flow grows and backs off while another flow keeps the queue standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,6 +202,8 @@ pub struct ShortQueueAlgorithm {
     /// flow then competes by `competing`'s rules, with their growth and drain probe (see
     /// [`crate::drain_probe`]).
     contested: bool,
+    /// The round the flow last began to compete with a buffer-filler.
+    contested_at: Option<u64>,
     shared_growth: Growth,
     drain: DrainProbe,
     sent_windows: SentWindows,
@@ -211,6 +226,7 @@ impl ShortQueueAlgorithm {
             owner: QueueOwner::OWN,
             competing,
             contested: false,
+            contested_at: None,
             shared_growth: match competing {
                 Competing::Cubic => Growth::cubic(),
                 Competing::Reno => Growth::Reno,
@@ -267,7 +283,7 @@ impl ShortQueueAlgorithm {
                 if self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
                     self.fast_update(queue, target);
                 }
-                self.hold_rate_floor();
+                self.hold_rate_floor(beyond_noise);
             }
         }
     }
@@ -280,6 +296,7 @@ impl ShortQueueAlgorithm {
     /// buffer holds seconds, a round lasts one).
     fn contest(&mut self) {
         self.contested = true;
+        self.contested_at = Some(self.path().rounds());
         self.drain = DrainProbe::default();
         self.start_cubic_epoch();
         self.window.reopen_slow_start();
@@ -383,25 +400,30 @@ impl ShortQueueAlgorithm {
     /// range narrower than the noise can starve (Arun, Alizadeh and Balakrishnan, "Starvation
     /// in end-to-end congestion control", SIGCOMM 2022). The rate can: while the pipe is not
     /// full, a larger window delivers more, and the floor rises with it.
-    fn hold_rate_floor(&mut self) {
+    fn hold_rate_floor(&mut self, queue: Duration) {
         let path = self.path();
-        if !path.shows_noise()
+        if !self.within_rate_floor_queue(queue)
             || self.window.state() == State::SlowStart
             || self.classifier().rate_limit().is_some()
         {
             return;
         }
         let floor =
-            NOISY_CWND_GAIN * path.recent_mean_rate(NOISY_BW_ROUNDS) * path.min_rtt().as_secs_f64();
+            NOISY_CWND_GAIN * path.recent_peak_rate(NOISY_BW_ROUNDS) * path.min_rtt().as_secs_f64();
         if (self.window.cwnd() as f64) < floor {
             self.window.resize(floor as u64);
         }
     }
 
-    /// Whether `queue` is one the noisy path's window floor can have built by itself.
+    /// Whether `queue` is one the noisy path's window floor can have built by itself: the path
+    /// has shown noise, no buffer-filler has been met lately (one that comes and goes shows as
+    /// noise too), and the queue is within what the floor queues.
     fn within_rate_floor_queue(&self, queue: Duration) -> bool {
         let path = self.path();
-        path.shows_noise() && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
+        let filler_near = self
+            .contested_at
+            .is_some_and(|at| path.rounds() < at + FLOOR_QUIET_ROUNDS);
+        path.shows_noise() && !filler_near && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
     }
 
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {

@@ -233,14 +233,30 @@ fn acknowledge(
     per_frame: u64,
     latest: impl Fn(u64) -> Duration,
 ) {
+    acknowledge_samples(path, sent, packets, per_frame, true, |packet| {
+        RttSample::flat(RTT).with_latest(latest(packet))
+    });
+}
+
+/// As [`acknowledge`], the packet numbered `i` carrying the whole sample `sample(i)`; each frame
+/// resolves its own ACK Delay where `resolved` (a receiver's honest timer), or none.
+fn acknowledge_samples(
+    path: &mut Path<ShortQueueAlgorithm>,
+    sent: Instant,
+    packets: u64,
+    per_frame: u64,
+    resolved: bool,
+    sample: impl Fn(u64) -> RttSample,
+) {
     let now = path.at(path.clock);
     for packet in 0..packets {
-        let rtt = RttSample::flat(RTT).with_latest(latest(packet));
+        let rtt = sample(packet);
         path.algorithm.on_ack(&Ack::new(now, sent, MSS, false, rtt));
         if packet % per_frame == per_frame - 1 || packet + 1 == packets {
             let acked = packet % per_frame + 1;
             let in_flight = (packets - packet - 1) * MSS;
-            let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, Some(rtt));
+            let resolved = resolved.then_some(rtt);
+            let batch = AckBatch::new(now, rtt, MSS * acked, acked, in_flight, false, resolved);
             path.algorithm.on_ack_batch(&batch);
         }
     }
@@ -263,6 +279,58 @@ fn on_a_jittered_path_delay_that_the_rate_shows_to_be_noise_does_not_shrink_the_
         path_model.noise_floor()
     );
     assert!(path.cwnd() >= before, "{} then {}", before, path.cwnd());
+}
+
+#[test]
+fn on_a_path_that_has_shown_noise_the_window_returns_to_twice_the_delivered_pipe_after_a_cut() {
+    let mut path = settled();
+    for _ in 0..40 {
+        jittered_round(&mut path, None);
+    }
+    assert!(path.algorithm.classifier().path().shows_noise());
+    let before = path.cwnd();
+    // Half the window lost: congestion whatever the delays say, and the window is cut.
+    let decision = path.lose(before / MSS / 2 + 1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(path.cwnd() < before);
+    // The pipe was never full: the rate of the rounds before the cut shows twice the window's
+    // worth of pipe, which the next round's end restores (BBR's cwnd_gain x BtlBw x RTprop).
+    for _ in 0..2 {
+        jittered_round(&mut path, None);
+    }
+    assert!(path.cwnd() >= before, "{before} then {}", path.cwnd());
+}
+
+#[test]
+fn a_receiver_that_claims_its_queue_as_ack_delay_turns_on_no_rate_floor() {
+    let mut path = settled();
+    // Every raw sample reads 20 ms above the minimum RTT (a standing queue); the receiver claims
+    // 4 or 14 ms of it as ACK Delay by turns, so the corrected samples jump as a jittered
+    // path's do while the raw ones stand still.
+    for _ in 0..40 {
+        let cwnd = path.cwnd();
+        let sent = path.at(path.clock);
+        path.clock += RTT + 20 * MS;
+        acknowledge_samples(&mut path, sent, (cwnd / MSS).max(1), 2, false, |packet| {
+            let claimed = if (packet / 2) % 2 == 0 {
+                4 * MS
+            } else {
+                14 * MS
+            };
+            RttSample::new(RTT + 20 * MS, RTT, RTT, claimed)
+        });
+    }
+    let path_model = path.algorithm.classifier().path();
+    assert!(
+        path_model.is_noisy(),
+        "the corrected samples look noisy: {:?} against {:?}",
+        path_model.jitter(),
+        path_model.target()
+    );
+    assert!(
+        !path_model.shows_noise(),
+        "the raw samples show a queue, not noise"
+    );
 }
 
 #[test]

@@ -80,6 +80,11 @@ pub struct PathModel {
     round_start: Option<Instant>,
     /// Sum (seconds) and count of the short-window minima of the current round.
     round_queue_sum: f64,
+    /// Sum (seconds) of the same minima of the raw RTT samples, with the ACK Delay the receiver
+    /// claims left in: what a receiver that lies in its ACK Delay cannot hide.
+    round_raw_queue_sum: f64,
+    /// Their mean over the last complete round.
+    standing_raw: Duration,
     round_frames: u32,
     round_acked: u64,
     rounds: u64,
@@ -94,6 +99,8 @@ pub struct PathModel {
     acked_per_frame: f64,
     /// Average absolute difference between successive frames' queueing delays, seconds.
     successive_difference: f64,
+    /// The same from the raw samples, the claimed ACK Delay left in.
+    raw_successive_difference: f64,
     /// The smallest queue of the last six frames, once there are six.
     recent: Option<Duration>,
     slow_start_exit: Duration,
@@ -101,9 +108,10 @@ pub struct PathModel {
     /// the last complete round.
     round_in_flight: f64,
     last_in_flight: f64,
-    /// `(mean bytes in flight of the round before, delivery rate, standing queue)` of the last
-    /// `2 * NOISE_ROUNDS` rounds: what was sent in one round is delivered in the next.
-    history: VecDeque<(f64, f64, Duration)>,
+    /// `(mean bytes in flight of the round before, delivery rate, standing queue, the same from
+    /// raw samples)` of the last `2 * NOISE_ROUNDS` rounds: what was sent in one round is
+    /// delivered in the next.
+    history: VecDeque<(f64, f64, Duration, Duration)>,
     noise: Duration,
 }
 
@@ -113,6 +121,8 @@ impl Default for PathModel {
             frames: VecDeque::with_capacity(RECENT_FRAMES),
             round_start: None,
             round_queue_sum: 0.0,
+            round_raw_queue_sum: 0.0,
+            standing_raw: Duration::ZERO,
             round_frames: 0,
             round_acked: 0,
             rounds: 0,
@@ -123,6 +133,7 @@ impl Default for PathModel {
             mss: 1200,
             acked_per_frame: QUINN_ACKED_PER_FRAME,
             successive_difference: 0.0,
+            raw_successive_difference: 0.0,
             recent: None,
             slow_start_exit: MIN_TARGET,
             round_in_flight: 0.0,
@@ -145,6 +156,16 @@ impl PathModel {
         self.recent
     }
 
+    /// The smallest raw queue (RTT sample less the minimum RTT, the claimed ACK Delay left in)
+    /// of the last six frames.
+    fn recent_raw_queue(&self) -> Duration {
+        let newest = self.frames.iter().rev().take(2 * NEIGHBOURS);
+        newest
+            .map(|&(_, raw, _)| raw.saturating_sub(self.min_rtt))
+            .min()
+            .unwrap_or_default()
+    }
+
     /// Works out [`Self::recent_queue`] once per frame.
     fn update_recent(&mut self) {
         self.recent = (self.frames.len() >= 2 * NEIGHBOURS).then(|| {
@@ -163,11 +184,15 @@ impl PathModel {
         self.peak_rate
     }
 
-    /// The mean delivery rate of the last `rounds` rounds, bytes per second (zero before one).
-    pub fn recent_mean_rate(&self, rounds: usize) -> f64 {
-        let recent = self.rates.iter().rev().take(rounds);
-        let n = recent.len().max(1) as f64;
-        recent.sum::<f64>() / n
+    /// The largest delivery rate of the last `rounds` rounds, bytes per second (zero before
+    /// one): BBR's `BtlBw` filter (draft-cardwell-iccrg-bbr-congestion-control section 4.5.2).
+    pub fn recent_peak_rate(&self, rounds: usize) -> f64 {
+        self.rates
+            .iter()
+            .rev()
+            .take(rounds)
+            .copied()
+            .fold(0.0, f64::max)
     }
 
     /// The delivery rate of the last complete round, bytes per second (zero before one).
@@ -263,12 +288,19 @@ impl PathModel {
         self.jitter() > self.target()
     }
 
+    /// Whether the raw samples vary as much as [`Self::is_noisy`] asks of the corrected ones:
+    /// a receiver that claims the queue as ACK Delay, capped frame by frame, makes the
+    /// corrected samples jump where the raw ones, at a full queue, stand still.
+    fn raw_is_noisy(&self) -> bool {
+        seconds(2.0 * self.raw_successive_difference).min(self.min_rtt / 4) > self.target()
+    }
+
     /// Whether the path has shown delay noise by its effect, not only by its spread: a noise
     /// floor learnt ([`Self::noise_floor`]) from a rise of the data in flight that the delivery
     /// rate followed. Another flow's bursts spread the delay as jitter does, but a rise into a
     /// link they share raises the queue with it.
     pub fn shows_noise(&self) -> bool {
-        self.noise_floor() > Duration::ZERO
+        self.noise_floor() > Duration::ZERO && self.raw_is_noisy()
     }
 
     /// The standing queue that is delay noise rather than a queue: the standing queue of rounds
@@ -289,18 +321,22 @@ impl PathModel {
     /// that rose by less than a quarter as much shows it full: the floor loses a quarter, so
     /// that a queue once taken for noise is shed. Each reading starts a fresh comparison.
     fn learn_noise(&mut self) {
-        if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() {
+        if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() || !self.raw_is_noisy() {
             return;
         }
         let mean = |rounds: std::ops::Range<usize>| {
             let n = rounds.len() as f64;
             let side = self.history.range(rounds);
-            side.fold((0.0, 0.0, 0.0), |(f, r, q), &(in_flight, rate, queue)| {
-                (f + in_flight / n, r + rate / n, q + queue.as_secs_f64() / n)
-            })
+            side.fold(
+                (0.0, 0.0, 0.0, 0.0),
+                |(f, r, q, w), &(in_flight, rate, queue, raw)| {
+                    let (queue, raw) = (queue.as_secs_f64(), raw.as_secs_f64());
+                    (f + in_flight / n, r + rate / n, q + queue / n, w + raw / n)
+                },
+            )
         };
-        let (flight_before, rate_before, queue_before) = mean(0..NOISE_ROUNDS);
-        let (flight_after, rate_after, queue_after) = mean(NOISE_ROUNDS..2 * NOISE_ROUNDS);
+        let (flight_before, rate_before, queue_before, raw_before) = mean(0..NOISE_ROUNDS);
+        let (flight_after, rate_after, _, raw_after) = mean(NOISE_ROUNDS..2 * NOISE_ROUNDS);
         if flight_before <= 0.0 || rate_before <= 0.0 {
             return;
         }
@@ -311,7 +347,10 @@ impl PathModel {
         let followed = rate_after / rate_before - 1.0;
         // The rise of the queue the added data would have made behind a full pipe.
         let full_rise = (flight_after - flight_before) / rate_before;
-        let rose = queue_after - queue_before;
+        // Read from the raw samples: a receiver that claims the queue as ACK Delay hides the
+        // rise from the corrected ones, and a flow taking another's share would read as one
+        // filling an empty pipe.
+        let rose = raw_after - raw_before;
         if followed >= grew / 2.0 && rose < full_rise / 2.0 {
             self.noise = seconds(queue_before).min(self.min_rtt / 2);
         } else if followed < grew / 4.0 || rose >= full_rise / 2.0 {
@@ -336,8 +375,9 @@ impl PathModel {
                     self.peak_rate = self.rates.iter().copied().fold(0.0, f64::max);
                 }
                 if self.round_frames > 0 {
-                    let mean = self.round_queue_sum / f64::from(self.round_frames);
-                    self.standing = Some(seconds(mean));
+                    let frames = f64::from(self.round_frames);
+                    self.standing = Some(seconds(self.round_queue_sum / frames));
+                    self.standing_raw = seconds(self.round_raw_queue_sum / frames);
                 }
                 self.record_round(span);
                 self.rounds += 1;
@@ -352,6 +392,7 @@ impl PathModel {
     fn begin_round(&mut self, now: Instant) {
         self.round_start = Some(now);
         self.round_queue_sum = 0.0;
+        self.round_raw_queue_sum = 0.0;
         self.round_frames = 0;
         self.round_acked = 0;
         self.round_in_flight = 0.0;
@@ -366,7 +407,7 @@ impl PathModel {
             }
             let rate = self.round_acked as f64 / span;
             self.history
-                .push_back((self.last_in_flight, rate, standing));
+                .push_back((self.last_in_flight, rate, standing, self.standing_raw));
             self.learn_noise();
         }
         self.last_in_flight = in_flight;
@@ -384,10 +425,13 @@ impl PathModel {
             }
         }
         let queueing = batch.rtt.queueing();
-        if let Some(&(_, _, previous)) = self.frames.back() {
+        if let Some(&(_, previous_raw, previous)) = self.frames.back() {
             let step = queueing.abs_diff(previous).as_secs_f64();
             self.successive_difference +=
                 (step - self.successive_difference) * ACKED_PER_FRAME_GAIN;
+            let raw_step = batch.rtt.latest.abs_diff(previous_raw).as_secs_f64();
+            self.raw_successive_difference +=
+                (raw_step - self.raw_successive_difference) * ACKED_PER_FRAME_GAIN;
         }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
@@ -400,6 +444,7 @@ impl PathModel {
         }
         if let Some(recent) = self.recent {
             self.round_queue_sum += recent.as_secs_f64();
+            self.round_raw_queue_sum += self.recent_raw_queue().as_secs_f64();
             self.round_in_flight += batch.in_flight as f64;
             self.round_frames += 1;
         }
