@@ -60,7 +60,10 @@
 //! larger window delivers more only while the pipe is not full. The floor queues at most one
 //! minimum RTT, so a deeper standing queue is still another flow's, and for a hundred rounds
 //! after the flow last met a buffer-filler there is no floor: one that comes and goes reads as
-//! noise too.
+//! noise too. A window that loses more than a channel does (BBRv3's 2 %) caps the floor at the
+//! window its loss response left, and the cap grows back by an eighth a round (BBRv3's
+//! `inflight_hi`): behind fair queueing the floor's queue stands in the flow's own sub-queue,
+//! and CoDel's drops there would otherwise be undone round after round.
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
 //! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
@@ -120,6 +123,10 @@ const SENT_WINDOWS_KEPT: usize = 32;
 /// BBR's `cwnd_gain` and `BtlBw` filter length in rounds, for the window floor of a noisy path.
 const NOISY_CWND_GAIN: f64 = 2.0;
 const NOISY_BW_ROUNDS: usize = 10;
+/// BBRv3's loss bound (`BBRLossThresh`, 2 %), as one over the share of a window, and how fast the
+/// cap it sets on the window floor grows back a round.
+const FLOOR_LOSS_SHARE: u64 = 50;
+const FLOOR_CAP_GROWTH: f64 = 1.125;
 /// Rounds after the flow last met a buffer-filler before the noisy path's window floor applies
 /// again: as long as the peak-rate memory of the path model, since a buffer-filler that comes
 /// and goes shows as delay noise too.
@@ -204,6 +211,9 @@ pub struct ShortQueueAlgorithm {
     contested: bool,
     /// The round the flow last began to compete with a buffer-filler.
     contested_at: Option<u64>,
+    /// The most the noisy path's window floor may set, since a window lost more than a channel
+    /// loses (BBRv3's `inflight_hi`); it grows by an eighth a round.
+    floor_cap: Option<f64>,
     shared_growth: Growth,
     drain: DrainProbe,
     sent_windows: SentWindows,
@@ -227,6 +237,7 @@ impl ShortQueueAlgorithm {
             competing,
             contested: false,
             contested_at: None,
+            floor_cap: None,
             shared_growth: match competing {
                 Competing::Cubic => Growth::cubic(),
                 Competing::Reno => Growth::Reno,
@@ -408,8 +419,12 @@ impl ShortQueueAlgorithm {
         {
             return;
         }
-        let floor =
+        let mut floor =
             NOISY_CWND_GAIN * path.recent_peak_rate(NOISY_BW_ROUNDS) * path.min_rtt().as_secs_f64();
+        if let Some(cap) = self.floor_cap.as_mut() {
+            floor = floor.min(*cap);
+            *cap *= FLOOR_CAP_GROWTH;
+        }
         if (self.window.cwnd() as f64) < floor {
             self.window.resize(floor as u64);
         }
@@ -591,6 +606,11 @@ impl Algorithm for ShortQueueAlgorithm {
             true
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
             self.reduce(event, evidence.losses_in_window);
+            if evidence.losses_in_window * FLOOR_LOSS_SHARE > event.window_packets {
+                // More lost than a channel loses: the floor would undo the answer to an AQM's
+                // drops (BBRv3's inflight_hi, draft-cardwell-ccwg-bbr section 5.5.10).
+                self.floor_cap = Some(self.window.cwnd() as f64);
+            }
             true
         } else {
             false

@@ -281,24 +281,39 @@ fn on_a_jittered_path_delay_that_the_rate_shows_to_be_noise_does_not_shrink_the_
     assert!(path.cwnd() >= before, "{} then {}", before, path.cwnd());
 }
 
-#[test]
-fn on_a_path_that_has_shown_noise_the_window_returns_to_twice_the_delivered_pipe_after_a_cut() {
+/// A path that has shown noise: 40 jittered rounds of a pipe never full.
+fn noisy() -> Path<ShortQueueAlgorithm> {
     let mut path = settled();
     for _ in 0..40 {
         jittered_round(&mut path, None);
     }
     assert!(path.algorithm.classifier().path().shows_noise());
+    path
+}
+
+#[test]
+fn on_a_path_that_has_shown_noise_a_loss_beyond_a_channel_s_caps_the_floor() {
+    let mut path = noisy();
     let before = path.cwnd();
-    // Half the window lost: congestion whatever the delays say, and the window is cut.
+    // Half the window lost (more than BBRv3's 2 %): the floor may not undo the cut at once; its
+    // cap grows back by an eighth a round, to twice the pipe the delivery rate shows (BBR's
+    // cwnd_gain x BtlBw x RTprop), above the window before: the pipe was never full.
     let decision = path.lose(before / MSS / 2 + 1);
     expect_verdict(&decision, Verdict::Congestion);
-    assert!(path.cwnd() < before);
-    // The pipe was never full: the rate of the rounds before the cut shows twice the window's
-    // worth of pipe, which the next round's end restores (BBR's cwnd_gain x BtlBw x RTprop).
+    let cut = path.cwnd();
+    assert!(cut < before);
     for _ in 0..2 {
         jittered_round(&mut path, None);
     }
-    assert!(path.cwnd() >= before, "{before} then {}", path.cwnd());
+    assert!(path.cwnd() < before, "{before} then {}", path.cwnd());
+    for _ in 0..20 {
+        jittered_round(&mut path, None);
+    }
+    assert!(
+        path.cwnd() >= before,
+        "{before}: the cap grows back, now {}",
+        path.cwnd()
+    );
 }
 
 #[test]
