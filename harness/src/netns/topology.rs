@@ -235,12 +235,33 @@ impl Drop for Topology {
 }
 
 /// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.
+///
+/// Both ends send one packet per buffer (`gso_max_segs 1`): a UDP or TCP sender on a veth would
+/// otherwise hand the routers' qdiscs and policer segmentation-offload buffers of several
+/// packets each, which a qdisc's limit counts as one, PIE and CoDel drop as one, and a policer
+/// passes or drops whole. A wire carries single packets, and so does the simulator's link.
 fn veth(a: &str, a_if: &str, b: &str, b_if: &str, mtu: &str) -> anyhow::Result<()> {
     sys::ip(
         Some(a),
         &[
-            "link", "add", a_if, "mtu", mtu, "type", "veth", "peer", "name", b_if, "mtu", mtu,
-            "netns", b,
+            "link",
+            "add",
+            a_if,
+            "mtu",
+            mtu,
+            "gso_max_segs",
+            "1",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            b_if,
+            "mtu",
+            mtu,
+            "gso_max_segs",
+            "1",
+            "netns",
+            b,
         ],
     )
     .map(|_| ())
