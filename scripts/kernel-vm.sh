@@ -300,7 +300,8 @@ FAILED=0
 for s in "${SCENARIOS[@]}"; do
   n="$(basename "$s" .toml)"
   echo "== $n (exit $(cat "$OUT/$n.rc"))"
-  cat "$OUT/$n.log"
+  # The run wrote to the VM's /tmp/out/; its outputs are now here.
+  sed "s|/tmp/out/|$OUT/|g" "$OUT/$n.log"
   [ "$(cat "$OUT/$n.rc")" = 0 ] || FAILED=1
 done
 echo "kernel-vm: outputs in $OUT/NAME/ (summary.json), the console in $OUT/serial.log" >&2
