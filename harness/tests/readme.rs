@@ -26,6 +26,15 @@ const NOT_RUN: &[(&str, &str)] = &[
         "cargo build --release -p quinn-discern-harness",
         "builds the binary this test already runs",
     ),
+    (
+        "apt-get install -y qemu-system-x86 busybox-static",
+        "installs packages; .ci/run installs them",
+    ),
+    (
+        "scripts/kernel-vm.sh harness/tests/kernel/k-fq-codel.toml",
+        "boots a VM for minutes; tests/kernel_qdiscs.rs runs this script on every scenario of \
+         harness/tests/kernel/",
+    ),
 ];
 
 fn repository() -> PathBuf {

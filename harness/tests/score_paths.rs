@@ -36,6 +36,7 @@ fn synthetic(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
             mean_s: 0.0,
             p95_s: s.links[0].delay.as_secs_f64() * (s.seed % 5) as f64 / 4.0,
         }),
+        queue_delay_unavailable: None,
         ce_marks: 0,
         reordered: 0,
         trace: None,

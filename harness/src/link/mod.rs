@@ -543,6 +543,7 @@ pub fn summary(
         measured,
         queue: describe_queue(link),
         queue_delay: fwd.queue_delay,
+        queue_delay_unavailable: None,
         ce_marks: fwd.stats.ce_marks + rev.stats.ce_marks,
         reordered: fwd.stats.reordered + rev.stats.reordered,
         trace,

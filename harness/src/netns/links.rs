@@ -7,10 +7,16 @@ use super::flow::Finished;
 use super::names;
 use super::plan::{Node, Plan};
 use super::tc::Engine;
+use super::tc_stats;
 use super::topology::Topology;
 use super::userlink::DirReport;
+use crate::link::{DirObserved, DirStats};
 use crate::report::{Drops, LinkSummary, MeasuredLink};
 use crate::scenario::Scenario;
+
+/// Why a tc link's `queue_delay` is null: the kernel counts packets, not their sojourn times.
+const KERNEL_HAS_NO_SOJOURN: &str = "the kernel's qdiscs count packets, not sojourn times: \
+     no percentile of the queueing delay is available on the tc engine";
 
 /// Everything the link summaries are made from.
 pub struct Links<'a> {
@@ -55,13 +61,12 @@ impl Links<'_> {
                     trace_start,
                 )
             }
-            _ => (
-                self.measured_by_qdiscs(l, base_rtt_s, drops),
-                None,
-                Duration::ZERO,
-            ),
+            _ => {
+                let (measured, observed) = self.measured_by_qdiscs(l, base_rtt_s, drops);
+                (measured, observed, Duration::ZERO)
+            }
         };
-        crate::link::summary(
+        let mut summary = crate::link::summary(
             &self.scenario.links[l],
             engine.as_str(),
             Some(measured),
@@ -69,7 +74,11 @@ impl Links<'_> {
             self.duration,
             trace_start,
             self.delivered(l),
-        )
+        );
+        if engine == Engine::Netem {
+            summary.queue_delay_unavailable = Some(KERNEL_HAS_NO_SOJOURN.into());
+        }
+        summary
     }
 
     fn user_space(&self, l: usize) -> Option<[DirReport; 2]> {
@@ -96,38 +105,63 @@ impl Links<'_> {
             .reduce(f64::min)
     }
 
-    /// A tc link's rate and loss rate forward, from its qdiscs' counters; both directions'
-    /// drops are added to `drops`. A direction's queue (tbf) is on the egress of the router it
-    /// leaves, its channel loss (netem) on the ifb of the router it reaches.
-    fn measured_by_qdiscs(&self, l: usize, base_rtt_s: f64, drops: &mut Drops) -> MeasuredLink {
+    /// A tc link's rate and loss rate forward, and both directions' counters, from its qdiscs
+    /// and policer (`tc_stats`); both directions' drops are added to `drops`. A direction's
+    /// queue (tbf and its AQM) and policer are on the egress of the router it leaves, its
+    /// channel loss (netem) on the ifb of the router it reaches. Counters the kernel would not
+    /// give leave the link's `observed` unknown (null in `summary.json`), never zero.
+    fn measured_by_qdiscs(
+        &self,
+        l: usize,
+        base_rtt_s: f64,
+        drops: &mut Drops,
+    ) -> (MeasuredLink, Option<[DirObserved; 2]>) {
         let lp = &self.plan.links[l];
         let mut measured = MeasuredLink {
             rate_bps: 0.0,
             base_rtt_s,
             loss_rate: 0.0,
         };
-        for (from, to, forward) in [(lp.head, lp.tail, true), (lp.tail, lp.head, false)] {
-            let egress = self
-                .topo
-                .qdisc_stats(Node::Router(from), &names::link_if(l));
-            let ingress = self.topo.qdisc_stats(Node::Router(to), &names::ifb_if(l));
-            let netem = ingress.iter().find(|q| q.kind == "netem");
-            let tbf = egress.iter().find(|q| q.kind == "tbf");
-            drops.queue += tbf.map_or(0, |q| q.dropped);
-            drops.channel += netem.map_or(0, |q| q.dropped);
-            if forward {
-                let offered = netem.map_or(0, |q| q.sent_packets + q.dropped);
-                measured.rate_bps = tbf.map_or(0.0, |q| {
-                    q.sent_bytes as f64 * 8.0 / self.duration.as_secs_f64().max(1e-9)
-                });
+        let mut observed = [DirObserved::default(); 2];
+        for (d, (from, to)) in [(lp.head, lp.tail), (lp.tail, lp.head)]
+            .into_iter()
+            .enumerate()
+        {
+            let stats = match self.kernel_counters(l, from, to) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("warning: link {}: the kernel's counters: {e:#}", l);
+                    return (measured, None);
+                }
+            };
+            drops.queue += stats.queue_drops;
+            drops.channel += stats.channel_drops;
+            if d == 0 {
+                measured.rate_bps =
+                    stats.departed_bytes as f64 * 8.0 / self.duration.as_secs_f64().max(1e-9);
+                let offered = stats.departed_packets;
                 measured.loss_rate = if offered > 0 {
-                    netem.map_or(0, |q| q.dropped) as f64 / offered as f64
+                    stats.channel_drops as f64 / offered as f64
                 } else {
                     0.0
                 };
             }
+            observed[d] = DirObserved {
+                stats,
+                queue_delay: None,
+            };
         }
-        measured
+        (measured, Some(observed))
+    }
+
+    /// One direction's counters: it leaves router `from` and reaches router `to`.
+    fn kernel_counters(&self, l: usize, from: usize, to: usize) -> anyhow::Result<DirStats> {
+        let dev = names::link_if(l);
+        let egress = self.topo.qdisc_stats(Node::Router(from), &dev)?;
+        let police = self.topo.police_drops(Node::Router(from), &dev)?;
+        let ingress = self.topo.qdisc_stats(Node::Router(to), &names::ifb_if(l))?;
+        let netem = ingress.iter().find(|q| q.kind == "netem");
+        Ok(tc_stats::dir_stats(&egress, police, netem))
     }
 
     /// Application bytes delivered by the flows that cross link `l`.

@@ -37,6 +37,7 @@ mod result;
 mod s2n;
 pub mod sys;
 pub mod tc;
+pub mod tc_stats;
 pub mod tcp;
 mod topology;
 mod tun;

@@ -291,43 +291,72 @@ fn redirect_filter(dev: &str, ifb: &str) -> Vec<String> {
 
 /// The AQM qdisc under the tbf. tbf's own limit then only bounds what it holds besides its
 /// child; the child queues `queue` packets besides the one being sent.
+///
+/// Every parameter whose Linux default differs from what the scenario means, or from what the
+/// simulator's model does, is written out, so that the qdisc runs the scenario and not the
+/// kernel's defaults:
+/// - `ecn` or `noecn` always: fq_codel marks by default, codel and pie drop, and the scenario
+///   alone decides (`ecn = true` or not);
+/// - CoDel's and FQ-CoDel's `ce_threshold` is left out, which is Linux's "off": the simulator
+///   has no shallow marking threshold, and iproute2 has no word to say "off";
+/// - PIE: `alpha 2 beta 20` are RFC 8033's 0.125 and 1.25 in Linux's units of 1/16;
+///   `nobytemode`, as the simulator drops every packet with the same probability whatever its
+///   size; `dq_rate_estimator`, as the simulator reads the queueing delay as the time the
+///   backlog takes to drain (backlog / departure rate, RFC 8033 section 4.1), where Linux's
+///   default takes the sojourn of the last packet dequeued, a delay older by that sojourn;
+/// - FQ-CoDel: `flows 1024` (RFC 8290's buckets, as the simulator hashes into), and
+///   `drop_batch 1`: at the limit the simulator drops one packet from the fattest flow, as the
+///   RFC says, where Linux would drop up to 64 at once.
 fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String> {
     let us = |d: std::time::Duration| format!("{}us", d.as_micros());
+    let limit = (queue + 1).to_string();
     let mut cmd = words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"]);
     match kind {
         AqmKind::CoDel(c) => cmd.extend([
             "codel".into(),
             "limit".into(),
-            (queue + 1).to_string(),
+            limit,
             "target".into(),
             us(c.target),
             "interval".into(),
             us(c.interval),
         ]),
-        AqmKind::Pie(p) => cmd.extend([
-            "pie".into(),
-            "limit".into(),
-            (queue + 1).to_string(),
-            "target".into(),
-            us(p.target),
-            "tupdate".into(),
-            us(p.tupdate),
-        ]),
+        AqmKind::Pie(p) => {
+            cmd.extend([
+                "pie".into(),
+                "limit".into(),
+                limit,
+                "target".into(),
+                us(p.target),
+                "tupdate".into(),
+                us(p.tupdate),
+            ]);
+            cmd.extend(words(&[
+                "alpha",
+                "2",
+                "beta",
+                "20",
+                "nobytemode",
+                "dq_rate_estimator",
+            ]));
+        }
         AqmKind::FqCoDel(f) => cmd.extend([
             "fq_codel".into(),
             "limit".into(),
-            (queue + 1).to_string(),
+            limit,
+            "flows".into(),
+            "1024".into(),
             "target".into(),
             us(f.codel.target),
             "interval".into(),
             us(f.codel.interval),
             "quantum".into(),
             f.quantum.to_string(),
+            "drop_batch".into(),
+            "1".into(),
         ]),
     }
-    if ecn {
-        cmd.push("ecn".into());
-    }
+    cmd.push(if ecn { "ecn" } else { "noecn" }.into());
     cmd
 }
 
@@ -350,41 +379,6 @@ fn police_filter(dev: &str, police: crate::scenario::Policer) -> Vec<String> {
         "drop/pipe".into(),
     ]);
     cmd
-}
-
-/// Counters of one qdisc from `tc -s qdisc show`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct QdiscStats {
-    pub kind: String,
-    pub sent_bytes: u64,
-    pub sent_packets: u64,
-    pub dropped: u64,
-}
-
-/// Parses `tc -s qdisc show dev X`: one entry per `qdisc KIND ...` line, with the `Sent` line
-/// that follows it.
-pub fn parse_stats(text: &str) -> Vec<QdiscStats> {
-    let mut out: Vec<QdiscStats> = Vec::new();
-    for line in text.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["qdisc", kind, ..] => out.push(QdiscStats {
-                kind: kind.to_string(),
-                ..QdiscStats::default()
-            }),
-            ["Sent", bytes, "bytes", pkts, "pkt", rest @ ..] => {
-                if let Some(q) = out.last_mut() {
-                    q.sent_bytes = bytes.parse().unwrap_or(0);
-                    q.sent_packets = pkts.parse().unwrap_or(0);
-                    if let [_, dropped, ..] = rest {
-                        q.dropped = dropped.trim_end_matches(',').parse().unwrap_or(0);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -508,7 +502,7 @@ mod tests {
             joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap()),
             vec![
                 "qdisc add dev r0-l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
-                "qdisc add dev r0-l0 parent 1:1 handle 10: codel limit 41 target 5000us interval 100000us",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: codel limit 41 target 5000us interval 100000us noecn",
                 "qdisc add dev r0-l0 clsact",
                 "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us loss random 1%",
                 "filter add dev r0-l0 ingress matchall action mirred egress redirect dev i0",
@@ -534,7 +528,7 @@ mod tests {
             joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap()),
             vec![
                 "qdisc add dev r0-l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
-                "qdisc add dev r0-l0 parent 1:1 handle 10: pie limit 41 target 15000us tupdate 15000us ecn",
+                "qdisc add dev r0-l0 parent 1:1 handle 10: pie limit 41 target 15000us tupdate 15000us alpha 2 beta 20 nobytemode dq_rate_estimator ecn",
                 "qdisc add dev r0-l0 clsact",
                 "filter add dev r0-l0 egress matchall action police rate 8000000bit burst 60000 conform-exceed drop/pipe",
                 "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us",
@@ -563,7 +557,7 @@ mod tests {
         let lines = joined(&end_commands("r0-l0", "i0", &l, &l.loss, 1500).unwrap());
         assert_eq!(
             lines[1],
-            "qdisc add dev r0-l0 parent 1:1 handle 10: fq_codel limit 41 target 5000us interval 100000us quantum 1514"
+            "qdisc add dev r0-l0 parent 1:1 handle 10: fq_codel limit 41 flows 1024 target 5000us interval 100000us quantum 1514 drop_batch 1 noecn"
         );
         assert_eq!(engine_for(&l, KernelShaping::ALL), Engine::Netem);
         let no_fq_codel = KernelShaping {
@@ -571,6 +565,39 @@ mod tests {
             ..KernelShaping::ALL
         };
         assert_eq!(engine_for(&l, no_fq_codel), Engine::UserSpace);
+    }
+
+    /// Linux's fq_codel marks by default and codel and pie drop: each line says what the
+    /// scenario says, `ecn` with `ecn = true`, `noecn` without.
+    #[test]
+    fn every_aqm_line_says_ecn_or_noecn_as_the_scenario_does() {
+        let codel = crate::scenario::CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        };
+        let kinds = [
+            AqmKind::CoDel(codel),
+            AqmKind::Pie(crate::scenario::Pie {
+                target: Duration::from_millis(15),
+                tupdate: Duration::from_millis(15),
+            }),
+            AqmKind::FqCoDel(crate::scenario::FqCoDel {
+                codel,
+                quantum: 1514,
+            }),
+        ];
+        for kind in kinds {
+            for ecn in [false, true] {
+                let line = aqm_command("d", 40, kind, ecn);
+                let said: Vec<&str> = line
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|w| *w == "ecn" || *w == "noecn")
+                    .collect();
+                assert_eq!(said, [if ecn { "ecn" } else { "noecn" }], "{line:?}");
+                assert!(!line.iter().any(|w| w == "ce_threshold"), "{line:?}");
+            }
+        }
     }
 
     #[test]
@@ -683,7 +710,7 @@ mod tests {
             lines(radio, &radio.loss),
             vec![
                 "qdisc add dev d root handle 1: tbf rate 8000000bit burst 3000 limit 301500",
-                "qdisc add dev d parent 1:1 handle 10: codel limit 201 target 10000us interval 150000us",
+                "qdisc add dev d parent 1:1 handle 10: codel limit 201 target 10000us interval 150000us noecn",
                 "qdisc add dev d clsact",
                 "qdisc add dev i root handle 1: netem limit 1000 delay 30000us loss gemodel 1% 50% 90% 0%",
                 "filter add dev d ingress matchall action mirred egress redirect dev i",
@@ -824,26 +851,5 @@ mod tests {
             engine_for(&link(LossModel::None), no_ifb),
             Engine::UserSpace
         );
-    }
-
-    #[test]
-    fn parses_tc_statistics() {
-        let text = "qdisc netem 1: root refcnt 2 limit 1000 delay 15ms loss 2%\n \
-            Sent 1530000 bytes 1020 pkt (dropped 21, overlimits 0 requeues 0)\n \
-            backlog 0b 0p requeues 0\n\
-            qdisc tbf 10: parent 1:1 rate 20Mbit burst 3000b lat 24.0ms\n \
-            Sent 1500000 bytes 1000 pkt (dropped 3, overlimits 17 requeues 0)\n";
-        let s = parse_stats(text);
-        assert_eq!(s.len(), 2);
-        assert_eq!(
-            s[0],
-            QdiscStats {
-                kind: "netem".into(),
-                sent_bytes: 1_530_000,
-                sent_packets: 1020,
-                dropped: 21
-            }
-        );
-        assert_eq!((s[1].kind.as_str(), s[1].dropped), ("tbf", 3));
     }
 }

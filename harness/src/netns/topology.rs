@@ -9,6 +9,7 @@ use super::names::{self, RunPrefix};
 use super::plan::{LinkPlan, Node, Plan};
 use super::sys;
 use super::tc::{self, Engine};
+use super::tc_stats;
 use super::tun;
 use super::userlink::{DirReport, UserLink};
 use crate::scenario::{Link, Scenario};
@@ -199,11 +200,17 @@ impl Topology {
     }
 
     /// `tc -s` statistics of the qdiscs of device `dev` in the router `node`.
-    pub fn qdisc_stats(&self, node: Node, dev: &str) -> Vec<tc::QdiscStats> {
-        let args = ["-s", "qdisc", "show", "dev", dev].map(String::from);
-        sys::tc(&self.node_ns(node), &args)
-            .map(|out| tc::parse_stats(&out))
-            .unwrap_or_default()
+    pub fn qdisc_stats(&self, node: Node, dev: &str) -> anyhow::Result<Vec<tc_stats::QdiscStats>> {
+        let args = ["-s", "-j", "qdisc", "show", "dev", dev].map(String::from);
+        let out = sys::tc(&self.node_ns(node), &args)?;
+        tc_stats::parse_qdiscs(&out).map_err(anyhow::Error::msg)
+    }
+
+    /// The packets the `police` actions on the egress of device `dev` in `node` dropped.
+    pub fn police_drops(&self, node: Node, dev: &str) -> anyhow::Result<u64> {
+        let args = ["-s", "-j", "filter", "show", "dev", dev, "egress"].map(String::from);
+        let out = sys::tc(&self.node_ns(node), &args)?;
+        tc_stats::parse_police_drops(&out).map_err(anyhow::Error::msg)
     }
 
     /// Removes everything; errors are collected, not fatal (the rest is still removed).
@@ -228,12 +235,33 @@ impl Drop for Topology {
 }
 
 /// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.
+///
+/// Both ends send one packet per buffer (`gso_max_segs 1`): a UDP or TCP sender on a veth would
+/// otherwise hand the routers' qdiscs and policer segmentation-offload buffers of several
+/// packets each, which a qdisc's limit counts as one, PIE and CoDel drop as one, and a policer
+/// passes or drops whole. A wire carries single packets, and so does the simulator's link.
 fn veth(a: &str, a_if: &str, b: &str, b_if: &str, mtu: &str) -> anyhow::Result<()> {
     sys::ip(
         Some(a),
         &[
-            "link", "add", a_if, "mtu", mtu, "type", "veth", "peer", "name", b_if, "mtu", mtu,
-            "netns", b,
+            "link",
+            "add",
+            a_if,
+            "mtu",
+            mtu,
+            "gso_max_segs",
+            "1",
+            "type",
+            "veth",
+            "peer",
+            "name",
+            b_if,
+            "mtu",
+            mtu,
+            "gso_max_segs",
+            "1",
+            "netns",
+            b,
         ],
     )
     .map(|_| ())

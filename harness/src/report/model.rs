@@ -295,6 +295,10 @@ pub struct LinkSummary {
     /// Sojourn time in the forward queue of the packets that left it (sim, user-space engine).
     #[serde(default)]
     pub queue_delay: Option<QueueDelay>,
+    /// Why `queue_delay` is null where the engine cannot measure it (the tc engine: the kernel
+    /// keeps no sojourn times), so that a missing figure is never read as zero delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_delay_unavailable: Option<String>,
     /// Packets marked CE, both directions (links with `ecn`).
     #[serde(default)]
     pub ce_marks: u64,
