@@ -129,6 +129,26 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> anyhow::Result<()> {
     crate::output::write_json(&dir.join(crate::shard::MANIFEST), &sorted)
 }
 
+/// Each run of a part as its manifest records it: plan index, folder (`dir_name` of the index and
+/// job), the job, and why it failed.
+fn manifest_runs<J: serde::Serialize, X, T>(
+    part: &[((usize, J), X)],
+    outcomes: &[Result<T, String>],
+    dir_name: impl Fn(usize, &J) -> String,
+) -> anyhow::Result<Vec<crate::shard::ManifestRun>> {
+    part.iter()
+        .zip(outcomes)
+        .map(|(((i, job), _), o)| {
+            Ok(crate::shard::ManifestRun {
+                index: *i,
+                dir: dir_name(*i, job),
+                job: serde_json::to_value(job)?,
+                error: o.as_ref().err().cloned(),
+            })
+        })
+        .collect()
+}
+
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {
     sets.iter()
         .map(|s| s.parse::<Override>().map_err(|e| anyhow!("{e}")))

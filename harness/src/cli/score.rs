@@ -10,7 +10,7 @@ use crate::output;
 use crate::report::RunOutput;
 use crate::runner::LinkKind;
 use crate::scenario::Scenario;
-use crate::shard::{self, Manifest, ManifestRun, Shard};
+use crate::shard::{self, Manifest, Shard};
 use crate::sweep;
 
 /// The scoreboard's plan as its manifest records it.
@@ -134,18 +134,7 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
         })?,
         shard: part.to_string(),
         total,
-        runs: part_jobs
-            .iter()
-            .zip(&outcomes)
-            .map(|(((i, job), _), o)| {
-                Ok(ManifestRun {
-                    index: *i,
-                    dir: job.dir_name(*i, total),
-                    job: serde_json::to_value(job)?,
-                    error: o.as_ref().err().cloned(),
-                })
-            })
-            .collect::<anyhow::Result<_>>()?,
+        runs: super::manifest_runs(&part_jobs, &outcomes, |i, job| job.dir_name(i, total))?,
     };
     write_manifest(&out, &manifest)?;
     if args.shard.is_some() {

@@ -16,7 +16,7 @@ use crate::scenario::Scenario;
 use crate::score::classes::traces_dir;
 use crate::score::paths::render::Layout;
 use crate::score::paths::{self, Draw, Measures, Outcome, PathBoard, PathJob, PathRun, RandomPath};
-use crate::shard::{self, Manifest, ManifestRun, Shard};
+use crate::shard::{self, Manifest, Shard};
 use crate::sweep;
 
 /// The manifest's `command` of a random-path board.
@@ -114,18 +114,7 @@ pub(super) fn score_paths_cmd(
         })?,
         shard: part.to_string(),
         total,
-        runs: jobs
-            .iter()
-            .zip(&outcomes)
-            .map(|(((i, job), _), o)| {
-                Ok(ManifestRun {
-                    index: *i,
-                    dir: job.dir_name(*i, total),
-                    job: serde_json::to_value(job)?,
-                    error: o.as_ref().err().cloned(),
-                })
-            })
-            .collect::<anyhow::Result<_>>()?,
+        runs: super::manifest_runs(&jobs, &outcomes, |i, job| job.dir_name(i, total))?,
     };
     write_manifest(&out, &manifest)?;
     if args.shard.is_some() {
