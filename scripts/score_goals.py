@@ -31,6 +31,10 @@ SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "codel-vs-newreno", "
 CODEL = ["codel-vs-newreno", "codel-vs-cubic", "codel-20M-40ms-0.5%", "pie-vs-newreno",
          "pie-vs-cubic"]
 CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic", "pie-vs-newreno", "pie-vs-cubic"]
+# Delay noise and bursts alone (issue "`discern` holds its own"): a queue is not judged where the
+# path's own jitter stands in it, since no flow can tell that delay from a queue of its own.
+NOISY_ALONE = ["jitter-30M-30ms-1%", "jitter-80M-50ms-0.5%", "random-ge-20M-60ms-1%"]
+QUIET_ALONE = [c for c in ALONE_RANDOM if not c.startswith("jitter")]
 POLICER = ["police-8M-alone", "police-8M-vs-newreno"]
 GIGABIT_ALONE = ["random-1G-40ms-0.01%", "random-1G-40ms-0.1%"]
 # The policed rate of the policer classes, bit/s, and the share of it a flow alone should carry.
@@ -41,8 +45,12 @@ GOALS = [
     ("random loss: efficiency >= 0.97", "efficiency", lambda m: m >= 0.97, RANDOM_LOSS, []),
     ("random loss: goodput >= 0.99 x quinn-bbr's", "vs_quinn_bbr", lambda m: m >= 0.99,
      RANDOM_LOSS, []),
-    ("alone on random loss: p95 queue <= budget (max(10 ms, RTT/4))", "queue_p95_vs_budget",
-     lambda m: m <= 1.0, ALONE_RANDOM, []),
+    ("alone on random loss, no jitter: p95 queue <= budget (max(10 ms, RTT/4))",
+     "queue_p95_vs_budget", lambda m: m <= 1.0, QUIET_ALONE, []),
+    ("jitter and bursts alone: efficiency >= 0.95", "efficiency", lambda m: m >= 0.95,
+     NOISY_ALONE, []),
+    ("jitter and bursts alone: goodput >= 0.97 x quinn-bbr's", "vs_quinn_bbr",
+     lambda m: m >= 0.97, NOISY_ALONE, []),
     ("against newreno/cubic: peer keeps >= 0.90", "peer_kept", lambda m: m >= 0.90, SHARING,
      []),
     ("against newreno/cubic: share 0.40-0.60", "share", lambda m: 0.40 <= m <= 0.60, SHARING,
