@@ -437,7 +437,7 @@ impl ShortQueueAlgorithm {
         let path = self.path();
         let filler_near = self
             .contested_at
-            .is_some_and(|at| path.rounds() < at + FLOOR_QUIET_ROUNDS);
+            .is_some_and(|at| path.rounds() < at.saturating_add(FLOOR_QUIET_ROUNDS));
         path.shows_noise() && !filler_near && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
     }
 
@@ -606,7 +606,7 @@ impl Algorithm for ShortQueueAlgorithm {
             true
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
             self.reduce(event, evidence.losses_in_window);
-            if evidence.losses_in_window * FLOOR_LOSS_SHARE > event.window_packets {
+            if evidence.losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets {
                 // More lost than a channel loses: the floor would undo the answer to an AQM's
                 // drops (BBRv3's inflight_hi, draft-cardwell-ccwg-bbr section 5.5.10).
                 self.floor_cap = Some(self.window.cwnd() as f64);
