@@ -233,7 +233,13 @@ impl PathModel {
     /// retries, `jitter` in a scenario) by milliseconds, whatever the window. Noise to the target
     /// and the guard. At most a quarter of the minimum RTT.
     pub fn jitter(&self) -> Duration {
-        seconds(2.0 * self.successive_difference).min(self.min_rtt / 4)
+        self.spread(self.successive_difference)
+    }
+
+    /// Twice a mean absolute difference between successive frames, at most a quarter of the
+    /// minimum RTT.
+    fn spread(&self, successive_difference: f64) -> Duration {
+        seconds(2.0 * successive_difference).min(self.min_rtt / 4)
     }
 
     fn base_target(&self) -> Duration {
@@ -292,7 +298,7 @@ impl PathModel {
     /// a receiver that claims the queue as ACK Delay, capped frame by frame, makes the
     /// corrected samples jump where the raw ones, at a full queue, stand still.
     fn raw_is_noisy(&self) -> bool {
-        seconds(2.0 * self.raw_successive_difference).min(self.min_rtt / 4) > self.target()
+        self.spread(self.raw_successive_difference) > self.target()
     }
 
     /// Whether the path has shown delay noise by its effect, not only by its spread: a noise
@@ -426,12 +432,12 @@ impl PathModel {
         }
         let queueing = batch.rtt.queueing();
         if let Some(&(_, previous_raw, previous)) = self.frames.back() {
-            let step = queueing.abs_diff(previous).as_secs_f64();
-            self.successive_difference +=
-                (step - self.successive_difference) * ACKED_PER_FRAME_GAIN;
-            let raw_step = batch.rtt.latest.abs_diff(previous_raw).as_secs_f64();
-            self.raw_successive_difference +=
-                (raw_step - self.raw_successive_difference) * ACKED_PER_FRAME_GAIN;
+            let average = |mean: &mut f64, step: Duration| {
+                *mean += (step.as_secs_f64() - *mean) * ACKED_PER_FRAME_GAIN;
+            };
+            average(&mut self.successive_difference, queueing.abs_diff(previous));
+            let raw_step = batch.rtt.latest.abs_diff(previous_raw);
+            average(&mut self.raw_successive_difference, raw_step);
         }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
