@@ -299,6 +299,20 @@ fn controller_scores(controller: &str, seeds: &[u64], runs: &Runs<'_>) -> Vec<Sc
     scores
 }
 
+/// Each failed run's folder under `runs/` (`dir_name` of its plan index and job) and why it
+/// failed, in plan order: the boards list them beside their tables.
+pub(crate) fn failed_runs<J, T>(
+    jobs: &[J],
+    outcomes: &[Result<T, String>],
+    dir_name: impl Fn(usize, &J) -> String,
+) -> Vec<(String, String)> {
+    jobs.iter()
+        .zip(outcomes)
+        .enumerate()
+        .filter_map(|(i, (j, o))| o.as_ref().err().map(|e| (dir_name(i, j), e.clone())))
+        .collect()
+}
+
 impl Scoreboard {
     /// Scores `jobs` (from [`plan`]) given their outcomes, in the same order.
     pub fn of(controllers: &[String], seeds: &[u64], jobs: &[Job], outcomes: &[Outcome]) -> Self {
@@ -308,12 +322,7 @@ impl Scoreboard {
             .flat_map(|c| controller_scores(c, seeds, &runs))
             .collect();
         let total = jobs.len();
-        let failures = jobs
-            .iter()
-            .zip(outcomes)
-            .enumerate()
-            .filter_map(|(i, (j, o))| o.as_ref().err().map(|e| (j.dir_name(i, total), e.clone())))
-            .collect();
+        let failures = failed_runs(jobs, outcomes, |i, j| j.dir_name(i, total));
         let classes = CLASSES
             .iter()
             .map(|c| ClassInfo {

@@ -117,12 +117,7 @@ impl PathBoard {
             .filter_map(|(c, m)| spread(&draw, &rows, c, m))
             .collect();
         let total = jobs.len();
-        let failures = jobs
-            .iter()
-            .zip(outcomes)
-            .enumerate()
-            .filter_map(|(i, (j, o))| o.as_ref().err().map(|e| (j.dir_name(i, total), e.clone())))
-            .collect();
+        let failures = crate::score::failed_runs(jobs, outcomes, |i, j| j.dir_name(i, total));
         PathBoard {
             draw,
             command: whole_draw_command(&draw, controllers),
