@@ -88,6 +88,8 @@ GOALS = [
     ("gigabit alone: efficiency >= 0.97", "efficiency", lambda m: m >= 0.97, GIGABIT_ALONE, []),
     ("gigabit vs cubic: peer keeps >= 0.90", "peer_kept", lambda m: m >= 0.90,
      ["gigabit-vs-cubic"], []),
+    ("once a visiting buffer-filler leaves: p95 queue <= budget", "queue_after_peer_vs_budget",
+     lambda m: m <= 1.0, ["visit-5bdp-vs-cubic"], []),
     ("no run's stock quinn receiver closes the connection", "receiver_closed",
      lambda m: m == 0.0, GIGABIT_ALONE + ["gigabit-vs-cubic"] + POLICER, []),
 ]

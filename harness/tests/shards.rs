@@ -176,6 +176,13 @@ fn sharded_scores_merge_to_the_unsharded_bytes() {
     }
     let json = String::from_utf8(read(&merged.join("score.json"))).unwrap();
     assert!(json.contains("simulated failure on seed 2"));
+    // A class a peer visits is scored from each run's measures, which merge reads back.
+    let csv = String::from_utf8(read(&merged.join("score.csv"))).unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("newreno,visit-5bdp-vs-cubic,share_beside_peer,2,")),
+        "{csv}"
+    );
     assert!(merged.join("score.png").is_file());
 
     // A missing shard, or one given twice, is an error naming the problem.

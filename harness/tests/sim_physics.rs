@@ -122,3 +122,38 @@ fn overloaded_bottleneck_drops_are_mostly_queue() {
     let total: f64 = out.summary.flows.iter().map(|f| f.goodput_bps).sum();
     assert!(total > 8.5e6, "total goodput {total}");
 }
+
+/// The scoreboard's class where a quinn-cubic flow arrives, fills a 5 BDP buffer beside the
+/// controller, and leaves: a delay-aware controller gives the buffer back within the settling
+/// time, where a loss-based one keeps it full until its next loss.
+#[test]
+fn once_a_buffer_filler_leaves_discern_gives_the_buffer_back_and_cubic_does_not() {
+    use quinn_discern_harness::score::classes::AFTER_VISIT_SETTLE_S;
+    use quinn_discern_harness::score::paths::Measures;
+    use quinn_discern_harness::score::{queue_budget_s, Job};
+    let job = |controller: &str| Job {
+        class: "visit-5bdp-vs-cubic".into(),
+        controller: controller.into(),
+        lossless: false,
+        seed: 1,
+    };
+    let budget = queue_budget_s(job("discern").class().unwrap());
+    let queue_after = |controller: &str| {
+        let out = sim::run(&job(controller).scenario().expect("no trace needed")).expect("run");
+        assert_eq!(
+            out.summary.flows[1].outcome,
+            quinn_discern_harness::report::Outcome::Completed,
+            "the peer leaves"
+        );
+        let m = Measures::of(&out, AFTER_VISIT_SETTLE_S);
+        m.queue_after_peer_p95_s.expect("samples after the peer")
+    };
+    let (discern, cubic) = (queue_after("discern"), queue_after("quinn-cubic"));
+    eprintln!("p95 queue after the peer: discern {discern:.4} s, quinn-cubic {cubic:.4} s");
+    assert!(
+        discern <= budget,
+        "discern kept {discern} s, budget {budget} s"
+    );
+    // The buffer holds 200 ms at the link's rate: CUBIC alone keeps most of it.
+    assert!(cubic >= 5.0 * budget, "quinn-cubic kept only {cubic} s");
+}

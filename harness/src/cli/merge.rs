@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 
-use super::score::{finish_score, ScoreSpec};
+use super::score::{finish_score, read_measures, ScoreSpec};
 use super::sweep_cmd::finish_sweep;
 use super::{write_manifest, MergeArgs};
 use crate::shard;
@@ -75,7 +75,15 @@ pub(super) fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
             if jobs != plan {
                 bail!("the manifests' runs are not this version's scoreboard plan");
             }
-            finish_score(&args.out, &spec.controllers, &spec.seeds, &plan, &outcomes)
+            let measures = read_measures(&args.out, &merged.manifest, &jobs, &outcomes)?;
+            finish_score(
+                &args.out,
+                &spec.controllers,
+                &spec.seeds,
+                &plan,
+                &outcomes,
+                &measures,
+            )
         }
         super::score_paths::COMMAND => {
             super::score_paths::merge_paths(&args.out, &merged.manifest, outcomes)

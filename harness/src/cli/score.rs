@@ -7,9 +7,12 @@ use anyhow::{bail, Context};
 
 use super::{controller, progress_bar, runs_label, threads, write_manifest, Runner, ScoreArgs};
 use crate::output;
-use crate::report::RunOutput;
+use crate::report::{RunOutput, Summary};
 use crate::runner::LinkKind;
 use crate::scenario::Scenario;
+use crate::score::classes::{Flows, AFTER_VISIT_SETTLE_S};
+use crate::score::paths::{measure, Measures};
+use crate::score::Job;
 use crate::shard::{self, Manifest, Shard};
 use crate::sweep;
 
@@ -53,10 +56,7 @@ fn score_part(plan: &[crate::score::Job], part: Shard) -> Vec<ScorePartJob> {
 
 /// The part's outcomes in its order: those of the jobs that ran (`ran`, in order), and the
 /// errors of those that could not be built.
-fn with_unbuilt(
-    part: &[ScorePartJob],
-    ran: Vec<crate::score::Outcome>,
-) -> Vec<crate::score::Outcome> {
+fn with_unbuilt<T>(part: &[ScorePartJob], ran: Vec<Result<T, String>>) -> Vec<Result<T, String>> {
     let mut ran = ran.into_iter();
     part.iter()
         .map(|(_, scenario)| match scenario {
@@ -64,6 +64,64 @@ fn with_unbuilt(
             Err(e) => Err(e.clone()),
         })
         .collect()
+}
+
+/// Writes a run's `summary.json` in `dir`; for a class a peer visits, also what its series
+/// showed beside the summary (`measures.json`), which the figures need and the summary does not
+/// hold.
+fn keep_run(job: &Job, out: &RunOutput, dir: &Path) -> anyhow::Result<(Summary, Measures)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    output::write_json(&dir.join("summary.json"), &out.summary)?;
+    let measures = match job.class()?.flows {
+        Flows::Visited { .. } => {
+            let measures = Measures::of(out, AFTER_VISIT_SETTLE_S);
+            output::write_json(&dir.join(measure::FILE), &measures)?;
+            measures
+        }
+        _ => Measures::default(),
+    };
+    Ok((out.summary.clone(), measures))
+}
+
+/// The outcomes and, in the same order, the measures (none for a failed run).
+fn split_measures(
+    runs: Vec<Result<(Summary, Measures), String>>,
+) -> (Vec<crate::score::Outcome>, Vec<Measures>) {
+    runs.into_iter()
+        .map(|r| match r {
+            Ok((summary, measures)) => (Ok(summary), measures),
+            Err(e) => (Err(e), Measures::default()),
+        })
+        .unzip()
+}
+
+/// The measures of the runs the merged `outcomes` name, read from each run's folder in `dir`
+/// where its class has a visiting peer and the run succeeded.
+pub(super) fn read_measures(
+    dir: &Path,
+    manifest: &Manifest,
+    jobs: &[Job],
+    outcomes: &[crate::score::Outcome],
+) -> anyhow::Result<Vec<Measures>> {
+    let mut measures = Vec::with_capacity(jobs.len());
+    for ((run, job), outcome) in manifest.runs.iter().zip(jobs).zip(outcomes) {
+        let visited = matches!(job.class()?.flows, Flows::Visited { .. });
+        if !visited || outcome.is_err() {
+            measures.push(Measures::default());
+            continue;
+        }
+        let path = dir.join("runs").join(&run.dir).join(measure::FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "reading {} (the manifest says the run succeeded)",
+                path.display()
+            )
+        })?;
+        measures.push(
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?,
+        );
+    }
+    Ok(measures)
 }
 
 /// `--controller` resolved (the defaults without it); the scoreboard runs on the simulator, so
@@ -113,16 +171,13 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
     let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
     let keep = |(i, job): &(usize, crate::score::Job), out: &RunOutput| {
         let dir = runs_dir.join(job.dir_name(*i, total));
-        let r = std::fs::create_dir_all(&dir)
-            .with_context(|| format!("creating {}", dir.display()))
-            .and_then(|_| output::write_json(&dir.join("summary.json"), &out.summary));
+        let r = keep_run(job, out, &dir);
         bar.inc(1);
-        r?;
-        Ok(out.summary.clone())
+        r
     };
     let ran = sweep::run_jobs(&jobs, &run_one, threads(args.jobs), &keep);
     bar.finish_and_clear();
-    let outcomes = with_unbuilt(&part_jobs, ran);
+    let (outcomes, measures) = split_measures(with_unbuilt(&part_jobs, ran));
     let manifest = Manifest {
         command: "score".into(),
         version: shard::version(),
@@ -141,7 +196,7 @@ pub(super) fn score_cmd(args: ScoreArgs, runner: &Runner<'_>) -> anyhow::Result<
         let failed = outcomes.iter().filter(|o| o.is_err()).count();
         return shard_done(part, total, part_jobs.len(), failed, &out);
     }
-    finish_score(&out, &controllers, &seeds, &plan, &outcomes)
+    finish_score(&out, &controllers, &seeds, &plan, &outcomes, &measures)
 }
 
 /// One shard's runs are done; the scoreboard waits for `discern merge`.
@@ -170,8 +225,9 @@ pub(super) fn finish_score(
     seeds: &[u64],
     plan: &[crate::score::Job],
     outcomes: &[crate::score::Outcome],
+    measures: &[Measures],
 ) -> anyhow::Result<ExitCode> {
-    let board = crate::score::Scoreboard::of(controllers, seeds, plan, outcomes);
+    let board = crate::score::Scoreboard::measured(controllers, seeds, plan, outcomes, measures);
     let files = crate::score::write(dir, &board)?;
     out!("{}", board.tables())?;
     out!("{}", board.footer())?;

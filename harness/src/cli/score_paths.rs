@@ -90,7 +90,8 @@ pub(super) fn score_paths_cmd(
     let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
     let keep = |(i, job): &(usize, PathJob), run: &RunOutput| {
         let dir = runs_dir.join(job.dir_name(*i, total));
-        let measures = Measures::of(run, by_index[&job.path].1.run_s);
+        let settle_s = paths::measure::SETTLE_OF_RUN * by_index[&job.path].1.run_s;
+        let measures = Measures::of(run, settle_s);
         let r = std::fs::create_dir_all(&dir)
             .with_context(|| format!("creating {}", dir.display()))
             .and_then(|_| output::write_json(&dir.join("summary.json"), &run.summary))

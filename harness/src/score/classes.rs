@@ -125,7 +125,22 @@ pub enum Flows {
     Against { peer: &'static str },
     /// `n` flows of the controller: Jain's fairness index among them.
     Among { n: u32 },
+    /// One flow of the controller, and one of `peer` that arrives `arrives_s` into the run and
+    /// leaves once it has sent `bytes`: the controller's share while the peer is there, and the
+    /// queue it keeps once the peer has gone. A flow that stood its ground against a
+    /// buffer-filler must give the buffer back when the buffer-filler leaves.
+    Visited {
+        peer: &'static str,
+        arrives_s: u32,
+        bytes: &'static str,
+    },
 }
+
+/// Where a peer visits ([`Flows::Visited`]), the controller gets this long after the peer's last
+/// byte before its queue is scored: the queue the peer left drains within a few round trips,
+/// and 5 s is over a hundred round trips on the classes' paths, time enough for a controller
+/// to find the short queue it keeps alone.
+pub const AFTER_VISIT_SETTLE_S: f64 = 5.0;
 
 /// Which of the printed scoreboard's tables shows the class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,6 +315,15 @@ impl PathClass {
                 flow(&mut t, peer, 1, None);
             }
             Flows::Among { n } => flow(&mut t, controller, n, self.lie),
+            Flows::Visited {
+                peer,
+                arrives_s,
+                bytes,
+            } => {
+                flow(&mut t, controller, 1, self.lie);
+                flow(&mut t, peer, 1, None);
+                let _ = writeln!(t, "start = \"{arrives_s}s\"\nbytes = \"{bytes}\"");
+            }
         }
         t
     }
@@ -907,6 +931,30 @@ pub const CLASSES: &[PathClass] = &[
                       a 1000-packet queue, no random loss, within 8 s",
         queue: PIE,
         ..CODEL_TRANSFER
+    },
+    PathClass {
+        id: "visit-5bdp-vs-cubic",
+        label: "cubic visits 5 BDP",
+        description: "a quinn-cubic flow arrives at 5 s and leaves once it has sent 12.5 MB, \
+                      20 Mbit/s, 40 ms RTT, 333-packet (5 BDP) drop-tail queue, no random loss: \
+                      the queue the controller keeps once the peer has gone",
+        rate_mbit: 20.0,
+        delay_ms: 20,
+        queue: Queue::DropTail { packets: 333 },
+        loss: LossModel::None,
+        flows: Flows::Visited {
+            peer: "quinn-cubic",
+            arrives_s: 5,
+            bytes: "12.5MB",
+        },
+        duration_s: 40,
+        link_extra: NO_EXTRA,
+        trace: None,
+        flow_extra: NO_EXTRA,
+        policed: false,
+        family: Family::Queue,
+        pooled: false,
+        lie: None,
     },
     lying!(
         "lie-queue-always-droptail-vs-newreno",

@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use super::classes::{Flows, Lie, PathClass};
+use super::paths::Measures;
 use super::{Job, Outcome, REFERENCE};
 use crate::report::{FlowQueue, Summary};
 use crate::stats::jain_index;
@@ -40,6 +41,9 @@ pub enum Figure {
     LossRateVsHonest,
     LieMeanUs,
     LiesCapped,
+    ShareBesidePeer,
+    QueueAfterPeerP95S,
+    QueueAfterPeerVsBudget,
 }
 
 impl Figure {
@@ -72,6 +76,9 @@ impl Figure {
             Figure::LossRateVsHonest => "loss_rate_vs_honest",
             Figure::LieMeanUs => "lie_mean_us",
             Figure::LiesCapped => "lies_capped",
+            Figure::ShareBesidePeer => "share_beside_peer",
+            Figure::QueueAfterPeerP95S => "queue_after_peer_p95_s",
+            Figure::QueueAfterPeerVsBudget => "queue_after_peer_vs_budget",
         }
     }
 
@@ -95,6 +102,17 @@ impl Figure {
         }
         let lossy = !class.is_congestion_only();
         let mut f = match class.flows {
+            Flows::Visited { .. } => {
+                return vec![
+                    GoodputBps,
+                    ShareBesidePeer,
+                    QueueAfterPeerP95S,
+                    QueueAfterPeerVsBudget,
+                    QueueDelayP95S,
+                    ReceiverClosed,
+                    Unfinished,
+                ];
+            }
             Flows::Alone => vec![GoodputBps, Efficiency, VsQuinnBbr, RandomAsRandom],
             Flows::Against { .. } => {
                 let mut f = vec![GoodputBps, Share, RatioToPeer, PeerKept, Harm];
@@ -132,7 +150,7 @@ impl Figure {
                     f.push(OwnCongestionAsCongestion);
                 }
             }
-            Flows::Among { .. } => {}
+            Flows::Among { .. } | Flows::Visited { .. } => {}
         }
         if class.is_transfer() {
             f.push(CompletionTimeS);
@@ -161,16 +179,31 @@ pub fn queue_budget_s(class: &PathClass) -> f64 {
     (0.25 * class.base_rtt_s()).max(0.010)
 }
 
-/// Every run's outcome by its job, for the look-ups of the paired figures.
+/// Every run's outcome by its job, for the look-ups of the paired figures, and what the series
+/// of a run a peer visited showed.
 pub struct Runs<'a> {
     by_job: HashMap<&'a Job, &'a Outcome>,
+    measures: HashMap<&'a Job, &'a Measures>,
 }
 
 impl<'a> Runs<'a> {
-    pub fn new(jobs: &'a [Job], outcomes: &'a [Outcome]) -> Self {
+    /// `measures` are in the jobs' order, or empty where no class has a visiting peer.
+    pub fn new(jobs: &'a [Job], outcomes: &'a [Outcome], measures: &'a [Measures]) -> Self {
         Runs {
             by_job: jobs.iter().zip(outcomes).collect(),
+            measures: jobs.iter().zip(measures).collect(),
         }
+    }
+
+    /// What the series of a run a peer visited showed, where it was measured.
+    fn measures(&self, class: &PathClass, controller: &str, seed: u64) -> Option<&'a Measures> {
+        let job = Job {
+            class: class.id.to_string(),
+            controller: controller.to_string(),
+            lossless: false,
+            seed,
+        };
+        self.measures.get(&job).copied()
     }
 
     /// The summary of a run that succeeded.
@@ -244,8 +277,28 @@ impl SeedValues {
             Flows::Alone => v.alone(class, controller, seed, run, runs),
             Flows::Against { peer } => v.against(class, controller, peer, seed, run, runs),
             Flows::Among { .. } => v.among(class, run),
+            Flows::Visited { .. } => v.visited(class, run, runs.measures(class, controller, seed)),
         }
         Some(v)
+    }
+
+    /// A peer came and went: flow 0's share of what both delivered while the peer was there,
+    /// and the queue flow 0 kept once the peer had gone, against the queue budget.
+    fn visited(&mut self, class: &PathClass, run: &Summary, measures: Option<&Measures>) {
+        self.set(Figure::GoodputBps, goodput(run, 0));
+        let own = measures.and_then(|m| m.own_bytes_beside_peer);
+        let peer = run.flows.get(1).map(|f| f.bytes_delivered);
+        let both = own.zip(peer).map(|(a, b)| a + b);
+        self.set(
+            Figure::ShareBesidePeer,
+            ratio(own.map(|b| b as f64), both.map(|b| b as f64)),
+        );
+        let after = measures.and_then(|m| m.queue_after_peer_p95_s);
+        self.set(Figure::QueueAfterPeerP95S, after);
+        self.set(
+            Figure::QueueAfterPeerVsBudget,
+            after.map(|q| q / queue_budget_s(class)),
+        );
     }
 
     fn alone(
@@ -425,7 +478,7 @@ fn unfinished(class: &PathClass, run: &Summary) -> f64 {
 fn own_flows(class: &PathClass, run: &Summary) -> usize {
     match class.flows {
         Flows::Among { .. } => run.flows.len(),
-        Flows::Alone | Flows::Against { .. } => 1,
+        Flows::Alone | Flows::Against { .. } | Flows::Visited { .. } => 1,
     }
 }
 

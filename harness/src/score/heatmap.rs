@@ -1,6 +1,7 @@
 //! `score.{png,svg}`: controllers (rows) x path classes (columns), each cell the class's headline
 //! figure (see [`super::headline_figure`]) as a colour from red (0.5 or less) through yellow to
-//! green (1 or more), with the mean and its 95 % interval written in it.
+//! green (1 or more), with the mean and its 95 % interval written in it. A figure that is best
+//! at 1 or less (a queue over its budget) is coloured by its inverse.
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::classes::CLASSES;
-use super::{headline_figure, Scoreboard};
+use super::{headline_figure, Figure, Scoreboard};
 use crate::output::plot::register_font;
 
 const FAMILY: &str = "sans-serif";
@@ -28,6 +29,14 @@ fn colour(v: f64) -> RGBColor {
         (230.0 - (t - 0.5) * 2.0 * 170.0, 230.0)
     };
     RGBColor(r as u8, g as u8, 90)
+}
+
+/// `v` on the colour scale's sense, where 1 or more is best.
+fn goodness(figure: Figure, v: f64) -> f64 {
+    match figure {
+        Figure::QueueAfterPeerVsBudget => 1.0 / v.max(f64::MIN_POSITIVE),
+        _ => v,
+    }
 }
 
 pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
@@ -86,9 +95,10 @@ fn draw<DB: DrawingBackend>(
         for (ci, class) in CLASSES.iter().enumerate() {
             let x = (LABEL_W + CELL_W * ci as u32) as i32;
             let cell = [(x, y), (x + CELL_W as i32 - 2, y + CELL_H as i32 - 2)];
-            let e = board.get(controller, class.id, headline_figure(class));
+            let figure = headline_figure(class);
+            let e = board.get(controller, class.id, figure);
             let (fill, text) = match e {
-                Some(e) => (colour(e.mean), e.display(1.0, 2)),
+                Some(e) => (colour(goodness(figure, e.mean)), e.display(1.0, 2)),
                 None => (RGBColor(220, 220, 220), "n/a".to_string()),
             };
             root.draw(&Rectangle::new(cell, fill.filled()))?;
@@ -104,7 +114,7 @@ fn draw<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::colour;
+    use super::{colour, goodness, Figure};
 
     #[test]
     fn colours_run_from_red_to_green() {
@@ -112,5 +122,14 @@ mod tests {
         assert_eq!(colour(1.4), colour(1.0));
         let (lo, hi) = (colour(0.5), colour(1.0));
         assert!(lo.0 > lo.1 && hi.1 > hi.0, "{lo:?} {hi:?}");
+    }
+
+    #[test]
+    fn a_queue_over_its_budget_is_green_within_it_and_red_at_twice_it() {
+        let queue = Figure::QueueAfterPeerVsBudget;
+        assert_eq!(colour(goodness(queue, 0.0)), colour(1.0));
+        assert_eq!(colour(goodness(queue, 0.8)), colour(1.0));
+        assert_eq!(colour(goodness(queue, 2.0)), colour(0.5));
+        assert_eq!(goodness(Figure::PeerKept, 0.8), 0.8);
     }
 }

@@ -29,6 +29,11 @@
 //!   honest run's; `lie_mean_us` = the mean lie (reported minus true ACK Delay) over the frames
 //!   rewritten, and `lies_capped` = the share of them whose lie the field's encoded length could
 //!   not hold (the simulator's ground truth, `summary.json`'s `receiver_lies`);
+//! - classes a peer visits ([`classes::Flows::Visited`]): `share_beside_peer` = flow 0's bytes
+//!   while the peer was there / those plus the peer's; `queue_after_peer_p95_s` = the p95 of
+//!   flow 0's RTT above its lowest from [`classes::AFTER_VISIT_SETTLE_S`] after the peer's last
+//!   byte, read from the run's series (`measures.json` beside its summary), and
+//!   `queue_after_peer_vs_budget` = that over the queue budget;
 //! - every class: `queue_delay_p95_s`, the bottleneck's p95 queueing delay from `summary.json`
 //!   (`links[0].queue_delay.p95_s`), empty where the link model does not report it.
 //!
@@ -59,6 +64,7 @@ use crate::stats::Estimate;
 use classes::{Flows, PathClass, CLASSES};
 pub use figure::{queue_budget_s, Figure, DROPS_REFERENCE};
 use figure::{Runs, SeedValues};
+use paths::Measures;
 use pooled::PooledSeed;
 pub use pooled::POOLED_RANDOM;
 
@@ -316,7 +322,19 @@ pub(crate) fn failed_runs<J, T>(
 impl Scoreboard {
     /// Scores `jobs` (from [`plan`]) given their outcomes, in the same order.
     pub fn of(controllers: &[String], seeds: &[u64], jobs: &[Job], outcomes: &[Outcome]) -> Self {
-        let runs = Runs::new(jobs, outcomes);
+        Self::measured(controllers, seeds, jobs, outcomes, &[])
+    }
+
+    /// [`Self::of`] with what the series of the runs a peer visited showed ([`measures`], in the
+    /// jobs' order).
+    pub fn measured(
+        controllers: &[String],
+        seeds: &[u64],
+        jobs: &[Job],
+        outcomes: &[Outcome],
+        measures: &[Measures],
+    ) -> Self {
+        let runs = Runs::new(jobs, outcomes, measures);
         let scores = controllers
             .iter()
             .flat_map(|c| controller_scores(c, seeds, &runs))
@@ -363,7 +381,8 @@ pub fn write(dir: &Path, board: &Scoreboard) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// The figure a heatmap cell shows for `class`: efficiency alone on a path, what the peer
-/// kept against a peer, Jain's index among flows of one controller. All are 1 at their best.
+/// kept against a peer, Jain's index among flows of one controller, all 1 at their best; and
+/// where a peer visits, the queue kept after it left over the budget, 1 or less at its best.
 pub fn headline_figure(class: &PathClass) -> Figure {
     if class.lie.is_some() {
         return Figure::PeerKeptVsHonest;
@@ -372,6 +391,7 @@ pub fn headline_figure(class: &PathClass) -> Figure {
         Flows::Alone => Figure::Efficiency,
         Flows::Against { .. } => Figure::PeerKept,
         Flows::Among { .. } => Figure::Jain,
+        Flows::Visited { .. } => Figure::QueueAfterPeerVsBudget,
     }
 }
 
@@ -408,7 +428,10 @@ pub fn matrix_help() -> String {
          \x20 peer_kept_vs_honest, queue_drops_vs_honest, loss_rate_vs_honest (a lying receiver) = the\n\
          \x20   peer's goodput, queue drops, the controller's loss rate / those beside an honest receiver\n\
          \x20   (the class named in the description, same seed); lie_mean_us, lies_capped = the mean lie\n\
-         \x20   and the share of lies the ACK Delay field's encoded length capped.\n\
+         \x20   and the share of lies the ACK Delay field's encoded length capped;\n\
+         \x20 share_beside_peer (a peer visits) = own bytes / both flows' while the peer was there;\n\
+         \x20 queue_after_peer_p95_s, queue_after_peer_vs_budget = p95 of the RTT above its lowest from\n\
+         \x20   5 s after the peer's last byte, and that over max(10 ms, base RTT / 4).\n\
          quinn-bbr, each class's peer against its own kind, and newreno alone on an AQM run as\n\
          references when not listed.\n",
     );

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::classes::{Family, Flows, PathClass, CLASSES};
+use super::classes::{Family, Flows, PathClass, AFTER_VISIT_SETTLE_S, CLASSES};
 use super::{Figure, Scoreboard, POOLED_RANDOM};
 use crate::output::table::TextTable;
 use crate::stats::Estimate;
@@ -172,6 +172,31 @@ fn among_columns(class: &PathClass, n: u32) -> Vec<Column> {
     cols
 }
 
+/// A peer that came and went: the share while it was there, and the queue kept after.
+fn visited_columns(class: &PathClass, peer: &str) -> Vec<Column> {
+    vec![
+        Column::of(
+            class,
+            "share",
+            Figure::ShareBesidePeer,
+            format!(
+                "own bytes / both flows' while {peer} was there ({})",
+                class.description
+            ),
+        ),
+        Column::of(
+            class,
+            "after/budget",
+            Figure::QueueAfterPeerVsBudget,
+            format!(
+                "p95 of the RTT above its lowest, from {AFTER_VISIT_SETTLE_S} s after {peer}'s last \
+                 byte to the end, / max(10 ms, base RTT / 4), {}",
+                class.id
+            ),
+        ),
+    ]
+}
+
 /// The columns of one family's table: the pooled random-loss figures first in the random-loss
 /// table, then each class's headline figures, in the class table's order.
 fn columns(family: Family) -> Vec<Column> {
@@ -189,6 +214,7 @@ fn columns(family: Family) -> Vec<Column> {
                 None => cols.extend(against_columns(class, peer)),
             },
             Flows::Among { n } => cols.extend(among_columns(class, n)),
+            Flows::Visited { peer, .. } => cols.extend(visited_columns(class, peer)),
         }
     }
     cols

@@ -49,7 +49,7 @@ fn the_plan_has_every_run_once_with_its_references() {
         .iter()
         .map(|c| match c.flows {
             Flows::Alone if c.is_random_loss() => 2 * 2 + 1,
-            Flows::Alone | Flows::Among { .. } => 2,
+            Flows::Alone | Flows::Among { .. } | Flows::Visited { .. } => 2,
             Flows::Against { peer } => {
                 2 * (1 + usize::from(!c.is_congestion_only()))
                     + usize::from(!listed.contains(&peer) && c.lie.is_none())
@@ -176,6 +176,7 @@ fn figures_follow_their_definitions() {
                 Flows::Against { .. } if j.controller == "fast" => summary(&[6e6, 4e6], Some(acc)),
                 Flows::Against { .. } => summary(&[5e6, 5e6], Some(acc)),
                 Flows::Among { .. } => summary(&[1e6, 1e6, 1e6, 1e6], Some(acc)),
+                Flows::Visited { .. } => summary(&[6e6, 4e6], Some(acc)),
             })
         })
         .collect();
@@ -341,7 +342,7 @@ fn every_figure_has_its_own_name() {
     let mut names: Vec<&str> = all.iter().map(|f| f.as_str()).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 26, "{names:?}");
+    assert_eq!(names.len(), 29, "{names:?}");
     assert_eq!(
         serde_json::to_value(Figure::QueueDelayP95S).unwrap(),
         "queue_delay_p95_s"
@@ -372,7 +373,8 @@ fn fair_queueing_judges_a_flow_beside_the_peer_flow_in_the_same_run() {
     }
     let jobs = [job];
     let outcomes = [Ok(run)];
-    let v = figure::SeedValues::of(class, "fast", 1, &figure::Runs::new(&jobs, &outcomes)).unwrap();
+    let v = figure::SeedValues::of(class, "fast", 1, &figure::Runs::new(&jobs, &outcomes, &[]))
+        .unwrap();
     assert_eq!(v.get(Figure::OwnDropsVsPeer), Some(3.0));
     assert!((v.get(Figure::OwnQueueP95VsPeer).unwrap() - 3.0).abs() < 1e-12);
     assert!(Figure::of(class).contains(&Figure::OwnDropsVsPeer));
@@ -392,14 +394,67 @@ fn a_reference_whose_receiver_closed_is_no_reference() {
     lossless.flows[0].receiver_closed = Some("too many gaps in stream buffer".into());
     let jobs = [job(false), job(true)];
     let outcomes = [Ok(summary(&[9e8], None)), Ok(lossless)];
-    let runs = figure::Runs::new(&jobs, &outcomes);
+    let runs = figure::Runs::new(&jobs, &outcomes, &[]);
     let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
     assert_eq!(v.get(Figure::GoodputBps), Some(9e8));
     assert_eq!(v.get(Figure::Efficiency), None);
     assert_eq!(v.get(Figure::ReceiverClosed), Some(0.0));
     // The run itself keeps its figures, and says its receiver closed.
     let outcomes = [outcomes[1].clone(), Ok(summary(&[9e8], None))];
-    let runs = figure::Runs::new(&jobs, &outcomes);
+    let runs = figure::Runs::new(&jobs, &outcomes, &[]);
     let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
     assert_eq!(v.get(Figure::ReceiverClosed), Some(1.0));
+}
+
+#[test]
+fn a_visited_class_scores_the_share_beside_the_peer_and_the_queue_after_it() {
+    let class = class("visit-5bdp-vs-cubic");
+    let Flows::Visited {
+        peer,
+        arrives_s,
+        bytes,
+    } = class.flows
+    else {
+        panic!("{class:?}")
+    };
+    let text = class.scenario_toml("fast", 1, false);
+    let peer_flow = text.split("[[flow]]").nth(2).unwrap();
+    assert!(
+        peer_flow.contains(&format!("controller = \"{peer}\"")),
+        "{text}"
+    );
+    assert!(
+        peer_flow.contains(&format!("start = \"{arrives_s}s\"")),
+        "{text}"
+    );
+    assert!(
+        peer_flow.contains(&format!("bytes = \"{bytes}\"")),
+        "{text}"
+    );
+    let job = Job {
+        class: class.id.to_string(),
+        controller: "fast".into(),
+        lossless: false,
+        seed: 1,
+    };
+    // While the peer sent its 3 MB, flow 0 delivered 1 MB; once it had gone, flow 0's RTT sat
+    // 5 ms above its lowest at p95, half the 10 ms budget of a 40 ms path.
+    let mut run = summary(&[8e6, 4e6], None);
+    run.flows[1].bytes_delivered = 3_000_000;
+    let measures = paths::Measures {
+        own_bytes_beside_peer: Some(1_000_000),
+        queue_after_peer_p95_s: Some(0.005),
+    };
+    let (jobs, outcomes, measures) = ([job], [Ok(run)], [measures]);
+    let runs = figure::Runs::new(&jobs, &outcomes, &measures);
+    let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
+    assert_eq!(v.get(Figure::ShareBesidePeer), Some(0.25));
+    assert_eq!(v.get(Figure::QueueAfterPeerP95S), Some(0.005));
+    assert!((v.get(Figure::QueueAfterPeerVsBudget).unwrap() - 0.5).abs() < 1e-12);
+    assert_eq!(headline_figure(class), Figure::QueueAfterPeerVsBudget);
+    // Without its measures (a run of another class), the run's own figures stand alone.
+    let runs = figure::Runs::new(&jobs, &outcomes, &[]);
+    let v = figure::SeedValues::of(class, "fast", 1, &runs).unwrap();
+    assert_eq!(v.get(Figure::GoodputBps), Some(8e6));
+    assert_eq!(v.get(Figure::ShareBesidePeer), None);
 }

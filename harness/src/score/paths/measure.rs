@@ -21,14 +21,16 @@ const MIN_SAMPLES: usize = 10;
 pub struct Measures {
     /// Flow 0's application bytes from the peer's start to its last byte (or the run's end).
     pub own_bytes_beside_peer: Option<u64>,
-    /// The p95 of flow 0's RTT samples above its lowest, from [`SETTLE_OF_RUN`] of `T` after the
-    /// peer's last byte to the run's end; `None` without a peer that finished in time.
+    /// The p95 of flow 0's RTT samples above its lowest, from a settling time after the peer's
+    /// last byte (on the random board [`SETTLE_OF_RUN`] of `T`) to the run's end; `None` without
+    /// a peer that finished in time.
     pub queue_after_peer_p95_s: Option<f64>,
 }
 
 impl Measures {
-    /// The measures of a run whose length unit is `run_s` (`T`).
-    pub fn of(out: &RunOutput, run_s: f64) -> Measures {
+    /// The measures of a run whose flow 0 is given `settle_s` after the peer's last byte before
+    /// its queue is scored.
+    pub fn of(out: &RunOutput, settle_s: f64) -> Measures {
         let (Some(peer), Some(own)) = (out.summary.flows.get(1), out.series.first()) else {
             return Measures::default();
         };
@@ -39,7 +41,7 @@ impl Measures {
         let own_bytes = delivered_by(own, end).saturating_sub(delivered_by(own, start));
         let queue_after = peer
             .completion_time_s
-            .and_then(|_| queue_p95_from(own, end + SETTLE_OF_RUN * run_s));
+            .and_then(|_| queue_p95_from(own, end + settle_s));
         Measures {
             own_bytes_beside_peer: Some(own_bytes),
             queue_after_peer_p95_s: queue_after,
