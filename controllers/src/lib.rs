@@ -121,3 +121,13 @@ registry::controllers! {
         controller quinn_proto::congestion::CubicConfig,
         controller quinn_proto::congestion::BbrConfig;
 }
+
+/// The repository's README, whose Rust snippets compile as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct RepositoryReadme;
+
+/// This crate's README, whose Rust snippets compile as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;

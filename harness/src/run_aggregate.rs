@@ -138,6 +138,7 @@ impl RunAggregate {
             e.map(|e| e.display(scale, digits))
                 .unwrap_or_else(|| "-".into())
         };
+        let count = |e: &Option<Estimate>| e.map_or_else(|| "-".into(), |e| e.display_count(1));
         for f in &self.flows {
             t.push(vec![
                 f.flow.to_string(),
@@ -145,10 +146,10 @@ impl RunAggregate {
                 f.goodput_bps.map_or(0, |e| e.n).to_string(),
                 show(&f.goodput_bps, 1e-6, 3),
                 show(&f.completion_time_s, 1.0, 3),
-                show(&f.lost_packets, 1.0, 1),
-                show(&f.congestion_events, 1.0, 1),
-                show(&f.verdicts_random, 1.0, 1),
-                show(&f.verdicts_congestion, 1.0, 1),
+                count(&f.lost_packets),
+                count(&f.congestion_events),
+                count(&f.verdicts_random),
+                count(&f.verdicts_congestion),
                 f.unverified.to_string(),
                 f.unfinished.to_string(),
                 f.receiver_closed.to_string(),
@@ -170,8 +171,7 @@ impl RunAggregate {
             s.push_str(&format!("failed: seed {}: {}\n", f.seed, f.error));
         }
         if let Some(a) = &self.verdict_accuracy {
-            let show =
-                |e: &Option<Estimate>| e.map(|e| e.display(1.0, 1)).unwrap_or_else(|| "-".into());
+            let show = |e: &Option<Estimate>| e.map_or_else(|| "-".into(), |e| e.display_count(1));
             s.push_str(&format!(
                 "verdicts vs ground truth (mean per run, 95 % CI): random loss called random {}, \
                  called congestion {}; congestion loss called congestion {}, called random {}\n",

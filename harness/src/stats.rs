@@ -132,6 +132,18 @@ impl Estimate {
             None => format!("{:.digits$}", self.mean * scale),
         }
     }
+
+    /// [`Self::display`] for a figure that cannot be negative (a count of packets, events or
+    /// verdicts): where the interval reaches below zero, which a count's skewed spread over few
+    /// runs often makes it do, it shows as the range it means, `mean (0.0-hi)`, not `mean ± half`.
+    pub fn display_count(&self, digits: usize) -> String {
+        match (self.ci95_lo, self.ci95_hi) {
+            (Some(lo), Some(hi)) if lo < 0.0 => {
+                format!("{:.digits$} ({:.digits$}-{:.digits$})", self.mean, 0.0, hi)
+            }
+            _ => self.display(1.0, digits),
+        }
+    }
 }
 
 /// The arithmetic mean, `None` for no values.
@@ -223,6 +235,22 @@ mod tests {
             (e.sd, e.ci95_lo, e.ci95_hi),
             (Some(0.0), Some(2.0), Some(2.0))
         );
+    }
+
+    #[test]
+    fn a_count_s_interval_never_reaches_below_zero() {
+        // Four runs with no loss and one with 5: the t interval of the mean reaches below zero.
+        let skewed = Estimate::of(&[0.0, 0.0, 0.0, 0.0, 5.0]).unwrap();
+        assert!(skewed.ci95_lo.unwrap() < 0.0);
+        let shown = skewed.display_count(1);
+        assert!(shown.starts_with("1.0 (0.0-"), "{shown}");
+        assert!(
+            !shown.contains('±') && !shown.contains("-0") && !shown.contains("(-"),
+            "{shown}"
+        );
+        // An interval above zero shows as any other.
+        let steady = Estimate::of(&[4.0, 5.0, 6.0]).unwrap();
+        assert_eq!(steady.display_count(1), steady.display(1.0, 1));
     }
 
     #[test]

@@ -249,8 +249,12 @@ pub fn human_table(keys: &[String], conditions: &[Condition], baseline: Option<&
             format!("{ok}/{} ({} failed)", c.runs, c.failed.len())
         });
         row.push(show(c, "goodput_total_bps", 1e-6, 3));
-        row.push(show(c, "lost_packets", 1.0, 1));
-        row.push(show(c, "congestion_events", 1.0, 1));
+        let count = |name: &str| {
+            c.figure(name)
+                .map_or_else(|| "-".into(), |e| e.display_count(1))
+        };
+        row.push(count("lost_packets"));
+        row.push(count("congestion_events"));
         if with_accuracy {
             row.push(show(c, "random_as_random", 1.0, 1));
             row.push(show(c, "congestion_as_congestion", 1.0, 1));
