@@ -362,3 +362,46 @@ fn baseline_must_be_a_compared_controller_and_seeds_come_from_one_place() {
     assert!(e.to_string().contains("--vary seed"), "{e}");
     assert!(seen.lock().unwrap().is_empty(), "nothing ran");
 }
+
+/// Flow 0 gets 3 Mbit/s per seed number, flow 1 1 Mbit/s: a split the total hides.
+fn uneven(s: &Scenario, _: LinkKind) -> anyhow::Result<RunOutput> {
+    let id = s.flows[0].controller.id();
+    let mut out = common::synthetic(&[id, "newreno"], 1e6, 30);
+    out.summary.flows[0].goodput_bps = 3e6 * s.seed as f64;
+    out.summary.flows[1].goodput_bps = 1e6 * s.seed as f64;
+    out.summary.seed = s.seed;
+    Ok(out)
+}
+
+#[test]
+fn a_repeated_sweep_of_several_flows_shows_each_flow_s_goodput_and_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = write_scenario(dir.path());
+    let out = dir.path().join("flows");
+    let argv = [
+        "discern",
+        "sweep",
+        &scenario,
+        "--runs",
+        "2",
+        "--controller",
+        "composite",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    execute_with(Cli::try_parse_from(argv).unwrap(), &uneven).unwrap();
+    let mut r = csv::Reader::from_path(out.join("sweep.csv")).unwrap();
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let row = r.records().next().unwrap().unwrap();
+    let col = |h: &str| &row[headers.iter().position(|x| x == h).expect(h)];
+    // Seeds 1 and 2: flow 0 3 and 6 Mbit/s, flow 1 1 and 2; a share of 3/4 and 1/4 each time.
+    assert_eq!(col("flow0_goodput_bps_mean"), "4500000");
+    assert_eq!(col("flow1_goodput_bps_mean"), "1500000");
+    assert_eq!(col("flow0_share_mean"), "0.75");
+    assert_eq!(col("flow1_share_sd"), "0");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("aggregate.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["conditions"][0]["flows"][1]["share"]["mean"], 0.25);
+    assert!(out.join("goodput-flows.svg").is_file());
+}

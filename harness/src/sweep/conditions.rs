@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::execute::FIGURES;
-use super::Record;
+use super::{Aggregate, Record};
 use crate::output::table::TextTable;
 use crate::stats::{paired_ratios, Estimate};
 
@@ -23,6 +23,30 @@ pub struct FigureEstimate {
     pub name: &'static str,
     /// `None` when no successful run has this figure.
     pub estimate: Option<Estimate>,
+}
+
+/// One flow of a condition over its successful runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlowEstimate {
+    /// The flow's index after `count` expansion.
+    pub flow: usize,
+    pub goodput_bps: Option<Estimate>,
+    /// The flow's share of its run's total goodput.
+    pub share: Option<Estimate>,
+}
+
+impl FlowEstimate {
+    /// Flow `flow`'s goodput and share over `runs`.
+    fn of(flow: usize, runs: &[&Aggregate]) -> Self {
+        FlowEstimate {
+            flow,
+            goodput_bps: Estimate::of_all(
+                runs.iter()
+                    .filter_map(|a| a.flow_goodput_bps.get(flow).copied()),
+            ),
+            share: Estimate::of_all(runs.iter().filter_map(|a| a.share(flow))),
+        }
+    }
 }
 
 /// The repetitions of one condition.
@@ -42,6 +66,8 @@ pub struct Condition {
     /// Runs in which some flow did not finish its transfer (`incomplete`, `no_handshake`).
     pub unfinished: usize,
     pub figures: Vec<FigureEstimate>,
+    /// Each flow's goodput and share, where the scenario has several flows (empty for one).
+    pub flows: Vec<FlowEstimate>,
     /// Per seed `goodput_total / the baseline's goodput_total` on the same seed and values, then
     /// the estimate of those ratios; `None` without `--baseline`.
     pub goodput_ratio: Option<Estimate>,
@@ -129,10 +155,29 @@ pub fn conditions(records: &[Record], baseline: Option<&str>) -> Vec<Condition> 
                 receiver_closed: ok.iter().filter(|a| a.receiver_closed > 0).count(),
                 unfinished: ok.iter().filter(|a| a.unfinished > 0).count(),
                 figures,
+                flows: flow_estimates(&ok),
                 goodput_ratio,
             }
         })
         .collect()
+}
+
+/// Each flow's estimates over `runs`, when they have more than one flow.
+fn flow_estimates(runs: &[&Aggregate]) -> Vec<FlowEstimate> {
+    let flows = runs
+        .iter()
+        .map(|a| a.flow_goodput_bps.len())
+        .max()
+        .unwrap_or(0);
+    match flows {
+        0 | 1 => Vec::new(),
+        n => (0..n).map(|i| FlowEstimate::of(i, runs)).collect(),
+    }
+}
+
+/// The most flows any condition has estimates for.
+fn most_flows(conditions: &[Condition]) -> usize {
+    conditions.iter().map(|c| c.flows.len()).max().unwrap_or(0)
 }
 
 /// `sweep.csv` of a repeated sweep: one row per condition; per figure its n, mean, sd and 95 %
@@ -160,6 +205,16 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
     for name in FIGURES.iter().filter(|n| shown(n)) {
         headers.extend(Estimate::COLUMNS.iter().map(|c| format!("{name}_{c}")));
     }
+    let flows = most_flows(conditions);
+    for i in 0..flows {
+        for name in ["goodput_bps", "share"] {
+            headers.extend(
+                Estimate::COLUMNS
+                    .iter()
+                    .map(|c| format!("flow{i}_{name}_{c}")),
+            );
+        }
+    }
     if baseline.is_some() {
         headers.push("baseline".into());
         headers.extend(
@@ -186,6 +241,11 @@ pub fn csv_table(keys: &[String], conditions: &[Condition], baseline: Option<&st
         }
         for f in c.figures.iter().filter(|f| shown(f.name)) {
             row.extend(Estimate::cells(f.estimate.as_ref()));
+        }
+        for i in 0..flows {
+            let flow = c.flows.get(i);
+            row.extend(Estimate::cells(flow.and_then(|f| f.goodput_bps.as_ref())));
+            row.extend(Estimate::cells(flow.and_then(|f| f.share.as_ref())));
         }
         if let Some(b) = baseline {
             row.push(b.to_string());
@@ -227,6 +287,10 @@ pub fn human_table(keys: &[String], conditions: &[Condition], baseline: Option<&
         ]
         .map(String::from),
     );
+    let flows = most_flows(conditions);
+    for i in 0..flows {
+        headers.extend([format!("flow {i} Mbit/s"), format!("flow {i} %")]);
+    }
     if with_accuracy {
         headers.extend(["rnd→rnd", "cong→cong"].map(String::from));
     }
@@ -255,6 +319,12 @@ pub fn human_table(keys: &[String], conditions: &[Condition], baseline: Option<&
         };
         row.push(count("lost_packets"));
         row.push(count("congestion_events"));
+        for flow in (0..flows).map(|i| c.flows.get(i)) {
+            let goodput = flow.and_then(|f| f.goodput_bps.as_ref());
+            let share = flow.and_then(|f| f.share.as_ref());
+            row.push(goodput.map_or_else(|| "-".into(), |e| e.display(1e-6, 3)));
+            row.push(share.map_or_else(|| "-".into(), |e| e.display(100.0, 1)));
+        }
         if with_accuracy {
             row.push(show(c, "random_as_random", 1.0, 1));
             row.push(show(c, "congestion_as_congestion", 1.0, 1));

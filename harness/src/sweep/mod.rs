@@ -16,5 +16,7 @@ pub use execute::{
     Record, Runner, FIGURES,
 };
 pub use plan::{expand, expand_with_seeds, seeds, split_controllers, Point, Vary};
-pub use plot::{flow_goodput_plot, goodput_plot, goodput_plot_repeated};
+pub use plot::{
+    flow_goodput_plot, flow_goodput_plot_repeated, goodput_plot, goodput_plot_repeated,
+};
 pub use table::table;

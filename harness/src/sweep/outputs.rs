@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::conditions::{self, RepeatedSweep};
-use super::{flow_goodput_plot, goodput_plot, goodput_plot_repeated, table, Record, Vary};
+use super::{
+    flow_goodput_plot, flow_goodput_plot_repeated, goodput_plot, goodput_plot_repeated, table,
+    Record, Vary,
+};
 use crate::output;
 
 /// What a sweep runs, as its outputs (and a shard's manifest) need it.
@@ -90,6 +93,14 @@ pub fn write(dir: &Path, spec: &Spec, records: &[Record]) -> anyhow::Result<Writ
                 &varies,
                 &conditions,
             )?);
+            if conditions.iter().any(|c| !c.flows.is_empty()) {
+                files.extend(flow_goodput_plot_repeated(
+                    dir,
+                    &spec.scenario,
+                    &varies,
+                    &conditions,
+                )?);
+            }
         }
     } else {
         text = table(&keys, records, true).render();

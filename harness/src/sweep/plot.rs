@@ -167,6 +167,35 @@ pub fn goodput_plot_repeated(
     draw(dir, scenario, varies, &marks, Figure::Total)
 }
 
+/// `goodput-flows.{png,svg}` of a repeated sweep: each flow's mean goodput and its 95 % interval
+/// over the condition's seeds, one line per controller and flow.
+pub fn flow_goodput_plot_repeated(
+    dir: &Path,
+    scenario: &str,
+    varies: &[Vary],
+    conditions: &[Condition],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let marks: Vec<Mark> = conditions
+        .iter()
+        .flat_map(|c| {
+            c.flows.iter().filter_map(|f| {
+                let e = f.goodput_bps?;
+                Some(Mark {
+                    controller: format!("{} flow {}", c.controller, f.flow),
+                    values: &c.values,
+                    goodput_bps: e.mean,
+                    interval_bps: e.ci95_lo.zip(e.ci95_hi),
+                })
+            })
+        })
+        .collect();
+    if varies.is_empty() {
+        let by_controller = controllers_of(&marks);
+        return draw_categories(dir, scenario, &by_controller, &marks, Figure::PerFlow);
+    }
+    draw(dir, scenario, varies, &marks, Figure::PerFlow)
+}
+
 fn draw_by_controller(
     dir: &Path,
     scenario: &str,
