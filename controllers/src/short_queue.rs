@@ -77,9 +77,12 @@
 //! even where the window has grown since cut deeper after slow start: over 10 seeds it halved the
 //! gigabit classes' p95 queue but cost a tenth of the share against CUBIC on drop-tail and PIE.)
 //! A loss share beyond
-//! a channel's with no queue is a rate limit (a policer), remembered for 16 rounds, during which
-//! every loss with the queue short is its: each halves the window once per window, as NewReno
-//! answers a queue, since a policer is a limit the flow shares like one. Other losses are random
+//! a channel's with no queue is a rate limit (a policer), remembered for 16 rounds after the last
+//! window that lost three packets or more, during which every loss with the queue short is its:
+//! each halves the window once per window, as NewReno answers a queue, since a policer is a limit
+//! the flow shares like one. (A lone loss does not renew it: on a lossy path a limit read once,
+//! from a slow start's overshoot into a shallow buffer, would otherwise never lapse.) Other
+//! losses are random
 //! and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent congestion
 //! restarts slow start.
 

@@ -550,3 +550,28 @@ fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
     let decision = path.lose(1);
     expect_verdict(&decision, Verdict::Congestion);
 }
+
+/// A rate limit (a policer's drops: a fifth of the window lost with no queue) is remembered,
+/// and lone losses meanwhile are its; but only losses that show a limit again renew it, so on a
+/// lossy path a limit read once (a slow start's overshoot into a shallow buffer) lapses, and a
+/// lone random loss keeps the window again.
+#[test]
+fn lone_losses_do_not_keep_a_rate_limit_alive() {
+    let mut path = settled();
+    let window = path.cwnd_packets() as u64;
+    let burst = path.lose(window / 4);
+    assert_eq!(burst.evidence.reason, "loss rate beyond a channel's");
+    path.rounds(2);
+    let remembered = path.lose(1);
+    expect_verdict(&remembered, Verdict::Congestion);
+    let mut verdicts = Vec::new();
+    for _ in 0..40 {
+        path.rounds(2);
+        verdicts.push(path.lose(1).verdict);
+    }
+    assert_eq!(
+        verdicts.last(),
+        Some(&Verdict::Random),
+        "lone losses every two rounds kept the limit: {verdicts:?}"
+    );
+}

@@ -37,6 +37,8 @@ const RATE_LOSS_SHARE: u64 = 5;
 /// The fewest lost packets that can show a rate limit, so that a small window's unlucky round is
 /// not a policer.
 const MIN_RATE_LOSSES: u64 = 4;
+/// Lost packets in a window that renew a remembered rate limit (see [`ShortQueue::classify`]).
+const RENEW_LOSSES: u64 = 3;
 /// Rounds a found rate limit is remembered after the last loss that showed it.
 const RATE_LIMIT_ROUNDS: u64 = 16;
 /// Rounds on each side of the comparison that finds the delay noise floor: enough that the
@@ -564,7 +566,7 @@ impl ShortQueue {
         if queue >= self.path.guard() {
             return (LossCause::Queue, "queue above the guard");
         }
-        if losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES) {
+        if shows_rate_limit(event, losses_in_window) {
             return (LossCause::Rate, "loss rate beyond a channel's");
         }
         if self.rate_limit.is_some() {
@@ -603,7 +605,10 @@ impl Classifier for ShortQueue {
             .queue_met_at(event.sent)
             .unwrap_or_else(|| event.rtt.queueing());
         let (cause, reason) = self.judge(event, losses_in_window, queue);
-        if cause == LossCause::Rate {
+        // A loss called the limit's only because one is remembered renews it only if it came
+        // with others: a policer that the window pokes above drops a few packets a window,
+        // while a lone random loss renewing it would keep the limit forever on a lossy path.
+        if cause == LossCause::Rate && losses_in_window >= RENEW_LOSSES {
             let passed = event.window_packets.saturating_sub(losses_in_window);
             self.rate_limit = Some((passed.max(2) as f64, self.path.rounds()));
         }
@@ -619,6 +624,11 @@ impl Classifier for ShortQueue {
             reason,
         }
     }
+}
+
+/// More of the window lost than a channel loses: a rate limit's drops.
+fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
+    losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES)
 }
 
 /// `secs` seconds, saturating at the ends of `Duration`'s range (and 0 for NaN).
