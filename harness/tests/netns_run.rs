@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use quinn_discern_harness::netns::{self, sys, Options};
-use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::report::{Outcome, RunOutput};
 use quinn_discern_harness::scenario::Scenario;
 
 static LOCK: Mutex<()> = Mutex::new(());
@@ -694,4 +694,98 @@ fn an_s2n_quic_receiver_reports_the_ack_delays_it_encoded() {
     assert!(acks.packets_received >= 4 * acks.frames_sent, "{acks:?}");
     assert!(acks.frames_checked >= acks.frames_sent / 2, "{acks:?}");
     assert!(acks.ack_delay_within_1ms >= 0.8, "{acks:?}");
+}
+
+/// A noq flow (noq's CUBIC, sender and receiver on noq-proto) and a quinn flow (quinn's CUBIC)
+/// share a 10 Mbit/s bottleneck on the user-space engine: both check their bytes and both get a
+/// real share (CUBIC against CUBIC, so neither starves), and the noq flow has its time series
+/// from noq's statistics. Nothing is left behind.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_noq_flow_shares_a_bottleneck_with_a_quinn_flow() {
+    let _g = serial();
+    let s = scenario(
+        "5s",
+        "10Mbit",
+        "10ms",
+        0.0,
+        &[("noq-cubic", None), ("quinn-cubic", None)],
+    );
+    let options = Options {
+        user_space_only: true,
+        ..Options::default()
+    };
+    let (out, prefix) = run_capturing_prefix(&s, options);
+    let out = out.expect("netns run with a noq flow");
+    assert!(ours(&prefix).is_empty(), "namespaces left behind");
+    let (noq, quinn) = (&out.summary.flows[0], &out.summary.flows[1]);
+    eprintln!(
+        "noq-cubic {:.2} Mbit/s, quinn-cubic {:.2} Mbit/s of 10; noq: {} lost, {} congestion \
+         events, {} samples",
+        noq.goodput_bps / 1e6,
+        quinn.goodput_bps / 1e6,
+        noq.lost_packets,
+        noq.congestion_events,
+        out.series[0].samples.len()
+    );
+    assert_eq!(noq.controller, "noq-cubic");
+    assert_eq!(noq.outcome, Outcome::Unbounded, "{noq:?}");
+    for f in [noq, quinn] {
+        assert!(f.verified && f.bytes_delivered > 0, "{f:?}");
+        assert!(f.goodput_bps > 0.1 * 10e6, "{f:?}");
+    }
+    assert!(noq.goodput_bps + quinn.goodput_bps <= 10e6 * 1.01);
+    // A 50-packet queue under two CUBIC flows overflows: noq saw it.
+    assert!(noq.congestion_events > 0, "{noq:?}");
+    let series = &out.series[0];
+    assert_eq!(series.controller, "noq-cubic");
+    assert!(
+        series.samples.len() > 100,
+        "{} samples",
+        series.samples.len()
+    );
+    assert!(series
+        .samples
+        .iter()
+        .all(|x| x.cwnd_bytes > 0 && x.rtt_s > 0.0));
+    let last = series.samples.last().unwrap();
+    assert!(last.delivered_bytes > 0 && last.delivered_bytes <= noq.bytes_delivered);
+    assert!(out.summary.links[0]
+        .measured
+        .is_some_and(|m| m.base_rtt_s > 0.0));
+}
+
+/// A finite noq-bbr3 transfer in namespaces completes with its time, and a scenario that puts a
+/// noq flow in front of an s2n-quic receiver (which `--controller` could make) is refused
+/// before anything is built.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_finite_noq_bbr3_transfer_completes_in_namespaces() {
+    let _g = serial();
+    let s = scenario("6s", "20Mbit", "10ms", 0.0, &[("noq-bbr3", Some("2MB"))]);
+    let (out, prefix) = run_capturing_prefix(&s, Options::default());
+    let out = out.expect("noq-bbr3 run");
+    assert!(ours(&prefix).is_empty(), "namespaces left behind");
+    let f = &out.summary.flows[0];
+    eprintln!("noq-bbr3, 2 MB: {f:?}");
+    assert!(f.verified && f.bytes_delivered == 2_000_000, "{f:?}");
+    assert_eq!(f.outcome, Outcome::Completed, "{f:?}");
+    let done = f.completion_time_s.expect("a completion time");
+    // 2 MB at 20 Mbit/s is 0.8 s; the handshake and startup add a few RTTs.
+    assert!(done > 0.8 && done < 5.0, "completed at {done} s");
+    assert!(f.goodput_bps <= 20e6);
+    // The run ends with its last flow, well before the scenario's 6 s.
+    assert!(out.summary.duration_s < 5.0, "{}", out.summary.duration_s);
+    assert!(!out.series[0].samples.is_empty());
+
+    let mut s2n = scenario("1s", "20Mbit", "10ms", 0.0, &[("noq-cubic", None)]);
+    s2n.flows[0].receiver = quinn_discern_harness::scenario::Receiver::S2nQuic;
+    let e = netns::validate(&s2n).unwrap_err().to_string();
+    assert!(e.contains("noq-cubic") && e.contains("s2n-quic"), "{e}");
 }
