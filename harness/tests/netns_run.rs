@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use quinn_discern_harness::netns::{self, sys, Options};
 use quinn_discern_harness::report::{Outcome, RunOutput};
 use quinn_discern_harness::scenario::Scenario;
+use quinn_discern_harness::transport::Qlog;
 
 static LOCK: Mutex<()> = Mutex::new(());
 
@@ -218,17 +219,25 @@ fn failure_and_panic_leave_nothing() {
 )]
 fn sigint_to_a_running_binary_cleans_up() {
     let _g = serial();
+    // Flows on the runtime and on threads (kernel TCP, noq), then only on threads: the join of
+    // the threaded flows watches the signals itself.
+    sigint_ends_the_run(&["newreno", "tcp-reno", "noq-cubic"]);
+    sigint_ends_the_run(&["noq-bbr3"]);
+}
+
+/// Starts the binary on a 30 s run of `controllers` sharing one link, interrupts it, and checks
+/// that it stops within 10 s, saying so, and leaves nothing behind.
+fn sigint_ends_the_run(controllers: &[&str]) {
     let before = root_links();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("long.toml");
-    std::fs::write(
-        &file,
-        "name = \"long\"\ndescription = \"x\"\nduration = \"30s\"\n\
-         [[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 20\n\
-         [[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n\
-         [[flow]]\ncontroller = \"tcp-reno\"\npath = [\"b\"]\n",
-    )
-    .unwrap();
+    let mut text = "name = \"long\"\ndescription = \"x\"\nduration = \"30s\"\n\
+         [[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 20\n"
+        .to_string();
+    for c in controllers {
+        text.push_str(&format!("[[flow]]\ncontroller = \"{c}\"\npath = [\"b\"]\n"));
+    }
+    std::fs::write(&file, text).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_discern"))
         .arg("run")
         .arg(&file)
@@ -239,12 +248,18 @@ fn sigint_to_a_running_binary_cleans_up() {
         .spawn()
         .unwrap();
     let prefix = format!("dsc{:x}r", child.id());
-    // Wait for its namespaces (2 routers, 2 senders, 2 receivers), then let the flows run.
+    // Wait for its namespaces (2 routers, a sender and a receiver per flow), then let the flows
+    // run.
+    let namespaces = 2 + 2 * controllers.len();
     let t0 = Instant::now();
-    while ours(&prefix).len() < 6 && t0.elapsed() < Duration::from_secs(10) {
+    while ours(&prefix).len() < namespaces && t0.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert_eq!(ours(&prefix).len(), 6, "the run never built its topology");
+    assert_eq!(
+        ours(&prefix).len(),
+        namespaces,
+        "the run never built its topology"
+    );
     std::thread::sleep(Duration::from_millis(800));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -758,9 +773,9 @@ fn a_noq_flow_shares_a_bottleneck_with_a_quinn_flow() {
         .is_some_and(|m| m.base_rtt_s > 0.0));
 }
 
-/// A finite noq-bbr3 transfer in namespaces completes with its time, and a scenario that puts a
-/// noq flow in front of an s2n-quic receiver (which `--controller` could make) is refused
-/// before anything is built.
+/// A finite noq-bbr3 transfer in namespaces completes with its time, both its endpoints write
+/// noq's qlog, and a scenario that puts a noq flow in front of an s2n-quic receiver (which
+/// `--controller` could make) is refused before anything is built.
 #[test]
 #[cfg_attr(
     not(as_root),
@@ -769,7 +784,15 @@ fn a_noq_flow_shares_a_bottleneck_with_a_quinn_flow() {
 fn a_finite_noq_bbr3_transfer_completes_in_namespaces() {
     let _g = serial();
     let s = scenario("6s", "20Mbit", "10ms", 0.0, &[("noq-bbr3", Some("2MB"))]);
-    let (out, prefix) = run_capturing_prefix(&s, Options::default());
+    let dir = tempfile::tempdir().unwrap();
+    let qlog = Qlog {
+        dir: dir.path().join("qlog"),
+    };
+    let options = Options {
+        qlog: Some(qlog.clone()),
+        ..Options::default()
+    };
+    let (out, prefix) = run_capturing_prefix(&s, options);
     let out = out.expect("noq-bbr3 run");
     assert!(ours(&prefix).is_empty(), "namespaces left behind");
     let f = &out.summary.flows[0];
@@ -783,6 +806,13 @@ fn a_finite_noq_bbr3_transfer_completes_in_namespaces() {
     // The run ends with its last flow, well before the scenario's 6 s.
     assert!(out.summary.duration_s < 5.0, "{}", out.summary.duration_s);
     assert!(!out.series[0].samples.is_empty());
+    for role in ["sender", "receiver"] {
+        let trace = std::fs::read_to_string(qlog.file(0, role)).expect("a qlog trace");
+        assert!(
+            trace.contains("noq-bbr3") && trace.contains("packet_sent"),
+            "{role}"
+        );
+    }
 
     let mut s2n = scenario("1s", "20Mbit", "10ms", 0.0, &[("noq-cubic", None)]);
     s2n.flows[0].receiver = quinn_discern_harness::scenario::Receiver::S2nQuic;
