@@ -819,3 +819,25 @@ fn a_finite_noq_bbr3_transfer_completes_in_namespaces() {
     let e = netns::validate(&s2n).unwrap_err().to_string();
     assert!(e.contains("noq-cubic") && e.contains("s2n-quic"), "{e}");
 }
+
+/// A noq flow on a link that loses every packet never completes its handshake: the run ends at
+/// its deadline with the flow's outcome `no_handshake`, as the simulator reports it, rather than
+/// an error.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_noq_flow_without_a_path_ends_without_a_handshake() {
+    let _g = serial();
+    let s = scenario("1s", "10Mbit", "5ms", 1.0, &[("noq-cubic", Some("1MB"))]);
+    let t0 = Instant::now();
+    let out = netns::run(&s).expect("a run whose flow gets no handshake");
+    let f = &out.summary.flows[0];
+    eprintln!("noq-cubic over a dead link: {f:?}");
+    assert_eq!(f.outcome, Outcome::NoHandshake, "{f:?}");
+    assert_eq!(f.bytes_delivered, 0);
+    assert!(f.completion_time_s.is_none());
+    // The flow's threads stopped at the deadline, within their poll interval.
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+}
