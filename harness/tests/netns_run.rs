@@ -509,6 +509,32 @@ fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
     assert!(out.summary.flows[0].verified);
 }
 
+/// A noq flow's sockets carry ECN as quinn's do: a step-marking link marks its packets, noq
+/// reads the marks and its controller backs off on them, so the queue stays short with nothing
+/// lost.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn ce_marks_reach_a_noq_flow_in_namespaces() {
+    let _g = serial();
+    let s = link_scenario(
+        "3s",
+        "queue = 1000\necn = { threshold = 10 }",
+        "\"10Mbit\"",
+        &["noq-cubic"],
+    );
+    let out = netns::run(&s).expect("noq ecn run");
+    let (f, l) = (&out.summary.flows[0], &out.summary.links[0]);
+    eprintln!("{f:?}\n{l:?}");
+    assert!(l.ce_marks > 0, "{l:?}");
+    assert!(f.verified && f.goodput_bps > 0.5 * 10e6, "{f:?}");
+    // Congestion with nothing lost: the marks, not drops, slowed it.
+    assert!(f.congestion_events > 0 && f.lost_packets == 0, "{f:?}");
+    assert!(l.queue_delay.unwrap().p95_s < 0.05, "{l:?}");
+}
+
 #[test]
 #[cfg_attr(
     not(as_root),

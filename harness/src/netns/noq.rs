@@ -8,14 +8,12 @@
 //! datagrams' way differ. A thread waits on its socket until a datagram comes or its
 //! connection's next timer (pacing included) is due, hands noq every datagram that arrived, then
 //! lets the connection and the application react and sends what the connection has to send,
-//! exactly the order of the simulator's `drive`.
-//!
-//! One difference from the simulator and from quinn's flows here (quinn-udp sets and reads the
-//! IP header's ECN bits): std sockets do neither, so a noq flow in namespaces is not
-//! ECN-capable, and a link that marks CE treats its packets as Not-ECT, as it does kernel TCP
-//! without ECN.
+//! exactly the order of the simulator's `drive`. The sockets go through quinn's UDP layer
+//! (`quinn::udp`), as the quinn flows' do, so a noq flow sets and reads the IP header's ECN bits
+//! on the same terms, and datagrams the kernel coalesced (GRO) are split again before noq sees
+//! them.
 
-use std::io::ErrorKind;
+use std::io::{ErrorKind, IoSliceMut};
 use std::net::{SocketAddr, UdpSocket};
 use std::ops::ControlFlow;
 use std::os::fd::AsRawFd;
@@ -27,6 +25,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use bytes::{Bytes, BytesMut};
 use noq_proto::{ClientConfig, StreamId};
+use quinn::udp::{RecvMeta, Transmit, UdpSocketState};
+use quinn_proto::EcnCodepoint;
 
 use super::received::{Check, Received};
 use super::result::FlowResult;
@@ -45,6 +45,9 @@ const WAIT_CAP: Duration = Duration::from_millis(20);
 const BATCH: usize = 64;
 /// The longest a send waits for room in the socket's buffer before the datagram counts as lost.
 const SEND_WAIT: Duration = Duration::from_millis(5);
+/// A receive buffer: the most one read returns, a datagram or a GRO train of them (an IP
+/// packet's length field bounds both).
+const RECEIVE_BUFFER: usize = u16::MAX as usize;
 
 /// Which flow, of which peer, when it starts and how much it sends: what its result names.
 #[derive(Debug, Clone, Copy)]
@@ -197,6 +200,8 @@ impl Terms {
 struct Socket {
     end: NoqEnd,
     socket: UdpSocket,
+    /// quinn's UDP layer on `socket`: ECN codepoints and GRO.
+    udp: UdpSocketState,
     /// Where the connection's datagrams go: the receiver's address for the sender, the sender's
     /// once its first datagram came for the receiver.
     remote: Option<SocketAddr>,
@@ -212,28 +217,32 @@ impl Socket {
         socket
             .set_nonblocking(true)
             .context("non-blocking socket")?;
+        let udp = UdpSocketState::new((&socket).into()).context("UDP socket options")?;
         Ok(Self {
             end,
             socket,
+            udp,
             remote: None,
-            buf: vec![0; u16::MAX as usize],
+            buf: vec![0; RECEIVE_BUFFER],
             scratch: Vec::new(),
             datagrams: 0,
         })
     }
 
     /// Waits until a datagram arrives, the connection's timer is due or `until`, whichever is
-    /// first; hands the endpoint every datagram that arrived (a batch at most) and fires the
-    /// timer if it is due.
+    /// first; hands the endpoint every datagram that arrived (a batch of reads at most) and
+    /// fires the timer if it is due.
     fn turn(&mut self, until: Instant, accept: bool) -> anyhow::Result<()> {
         let wake = self.end.poll_timeout().map_or(until, |t| t.min(until));
         wait(&self.socket, libc::POLLIN, wake).context("waiting on the socket")?;
         for _ in 0..BATCH {
-            match self.socket.recv_from(&mut self.buf) {
-                Ok((n, from)) => self.handle(from, n, accept)?,
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e).context("receiving a datagram"),
+            let Some((meta, mut data)) = self.recv().context("receiving a datagram")? else {
+                break;
+            };
+            let ecn = meta.ecn.and_then(|e| EcnCodepoint::from_bits(e as u8));
+            while !data.is_empty() {
+                let datagram = data.split_to(meta.stride.clamp(1, data.len()));
+                self.handle(meta.addr, ecn, datagram, accept)?;
             }
         }
         let now = Instant::now();
@@ -243,20 +252,49 @@ impl Socket {
         Ok(())
     }
 
-    /// Hands the endpoint the `n`-byte datagram from `from`, and sends its answer, if any.
-    fn handle(&mut self, from: SocketAddr, n: usize, accept: bool) -> anyhow::Result<()> {
+    /// The next read from the socket, if anything has arrived.
+    fn recv(&mut self) -> std::io::Result<Option<(RecvMeta, BytesMut)>> {
+        let mut meta = [RecvMeta::default()];
+        loop {
+            let mut bufs = [IoSliceMut::new(&mut self.buf)];
+            match self.udp.recv((&self.socket).into(), &mut bufs, &mut meta) {
+                Ok(0) => return Ok(None),
+                Ok(_) => break,
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let data = BytesMut::from(&self.buf[..meta[0].len]);
+        Ok(Some((meta[0], data)))
+    }
+
+    /// Hands the endpoint `datagram` from `from`, and sends its answer, if any.
+    fn handle(
+        &mut self,
+        from: SocketAddr,
+        ecn: Option<EcnCodepoint>,
+        datagram: BytesMut,
+        accept: bool,
+    ) -> anyhow::Result<()> {
         self.datagrams += 1;
-        let data = BytesMut::from(&self.buf[..n]);
         self.scratch.clear();
         let answer = self
             .end
-            .handle(Instant::now(), from, None, data, &mut self.scratch, accept)
+            .handle(
+                Instant::now(),
+                from,
+                ecn,
+                datagram,
+                &mut self.scratch,
+                accept,
+            )
             .map_err(|e| anyhow!("accepting the connection: {e}"))?;
         if self.remote.is_none() && self.end.has_connection() {
             self.remote = Some(from);
         }
         if let Some(tx) = answer {
-            send_to(&self.socket, &self.scratch[..tx.size], from);
+            self.send(tx.size, tx.ecn, from);
         }
         Ok(())
     }
@@ -289,22 +327,28 @@ impl Socket {
             let Some(tx) = self.end.poll_transmit(now, &mut self.scratch) else {
                 return;
             };
-            send_to(&self.socket, &self.scratch[..tx.size], remote);
+            self.send(tx.size, tx.ecn, remote);
         }
     }
-}
 
-/// Sends `datagram` to `to`, waiting a little for room in the socket's buffer; a datagram that
-/// still finds none, or an error, is a loss the connection recovers from like any other.
-fn send_to(socket: &UdpSocket, datagram: &[u8], to: SocketAddr) {
-    let give_up = Instant::now() + SEND_WAIT;
-    loop {
-        match socket.send_to(datagram, to) {
-            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < give_up => {
-                let _ = wait(socket, libc::POLLOUT, give_up);
+    /// Sends the first `size` bytes of the scratch buffer to `to` with `ecn`, waiting a little
+    /// for room in the socket's buffer; a datagram that still finds none is a loss the
+    /// connection recovers from like any other (quinn's UDP layer logs other errors and drops
+    /// the datagram, for the same reason).
+    fn send(&self, size: usize, ecn: Option<EcnCodepoint>, to: SocketAddr) {
+        let transmit = Transmit {
+            destination: to,
+            ecn: ecn.and_then(|e| quinn::udp::EcnCodepoint::from_bits(e as u8)),
+            contents: &self.scratch[..size],
+            segment_size: None,
+            src_ip: None,
+        };
+        let give_up = Instant::now() + SEND_WAIT;
+        while let Err(e) = self.udp.send((&self.socket).into(), &transmit) {
+            if e.kind() != ErrorKind::WouldBlock || Instant::now() >= give_up {
+                return;
             }
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            _ => return,
+            let _ = wait(&self.socket, libc::POLLOUT, give_up);
         }
     }
 }
