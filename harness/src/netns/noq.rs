@@ -81,6 +81,7 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
+    /// The flow has nothing left to do: a side ended it, the run stopped, or its time is up.
     fn over(&self) -> bool {
         self.ended.load(Ordering::Relaxed)
             || self.stop.load(Ordering::Relaxed)
