@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use quinn_discern_harness::netns::{self, sys, Options};
-use quinn_discern_harness::report::RunOutput;
+use quinn_discern_harness::report::{Outcome, RunOutput};
 use quinn_discern_harness::scenario::Scenario;
+use quinn_discern_harness::transport::Qlog;
 
 static LOCK: Mutex<()> = Mutex::new(());
 
@@ -218,17 +219,25 @@ fn failure_and_panic_leave_nothing() {
 )]
 fn sigint_to_a_running_binary_cleans_up() {
     let _g = serial();
+    // Flows on the runtime and on threads (kernel TCP, noq), then only on threads: the join of
+    // the threaded flows watches the signals itself.
+    sigint_ends_the_run(&["newreno", "tcp-reno", "noq-cubic"]);
+    sigint_ends_the_run(&["noq-bbr3"]);
+}
+
+/// Starts the binary on a 30 s run of `controllers` sharing one link, interrupts it, and checks
+/// that it stops within 10 s, saying so, and leaves nothing behind.
+fn sigint_ends_the_run(controllers: &[&str]) {
     let before = root_links();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("long.toml");
-    std::fs::write(
-        &file,
-        "name = \"long\"\ndescription = \"x\"\nduration = \"30s\"\n\
-         [[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 20\n\
-         [[flow]]\ncontroller = \"newreno\"\npath = [\"b\"]\n\
-         [[flow]]\ncontroller = \"tcp-reno\"\npath = [\"b\"]\n",
-    )
-    .unwrap();
+    let mut text = "name = \"long\"\ndescription = \"x\"\nduration = \"30s\"\n\
+         [[link]]\nname = \"b\"\nrate = \"10Mbit\"\ndelay = \"5ms\"\nqueue = 20\n"
+        .to_string();
+    for c in controllers {
+        text.push_str(&format!("[[flow]]\ncontroller = \"{c}\"\npath = [\"b\"]\n"));
+    }
+    std::fs::write(&file, text).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_discern"))
         .arg("run")
         .arg(&file)
@@ -239,12 +248,18 @@ fn sigint_to_a_running_binary_cleans_up() {
         .spawn()
         .unwrap();
     let prefix = format!("dsc{:x}r", child.id());
-    // Wait for its namespaces (2 routers, 2 senders, 2 receivers), then let the flows run.
+    // Wait for its namespaces (2 routers, a sender and a receiver per flow), then let the flows
+    // run.
+    let namespaces = 2 + 2 * controllers.len();
     let t0 = Instant::now();
-    while ours(&prefix).len() < 6 && t0.elapsed() < Duration::from_secs(10) {
+    while ours(&prefix).len() < namespaces && t0.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert_eq!(ours(&prefix).len(), 6, "the run never built its topology");
+    assert_eq!(
+        ours(&prefix).len(),
+        namespaces,
+        "the run never built its topology"
+    );
     std::thread::sleep(Duration::from_millis(800));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -494,6 +509,32 @@ fn ce_marks_reach_quinn_and_kernel_tcp_in_namespaces() {
     assert!(out.summary.flows[0].verified);
 }
 
+/// A noq flow's sockets carry ECN as quinn's do: a step-marking link marks its packets, noq
+/// reads the marks and its controller backs off on them, so the queue stays short with nothing
+/// lost.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn ce_marks_reach_a_noq_flow_in_namespaces() {
+    let _g = serial();
+    let s = link_scenario(
+        "3s",
+        "queue = 1000\necn = { threshold = 10 }",
+        "\"10Mbit\"",
+        &["noq-cubic"],
+    );
+    let out = netns::run(&s).expect("noq ecn run");
+    let (f, l) = (&out.summary.flows[0], &out.summary.links[0]);
+    eprintln!("{f:?}\n{l:?}");
+    assert!(l.ce_marks > 0, "{l:?}");
+    assert!(f.verified && f.goodput_bps > 0.5 * 10e6, "{f:?}");
+    // Congestion with nothing lost: the marks, not drops, slowed it.
+    assert!(f.congestion_events > 0 && f.lost_packets == 0, "{f:?}");
+    assert!(l.queue_delay.unwrap().p95_s < 0.05, "{l:?}");
+}
+
 #[test]
 #[cfg_attr(
     not(as_root),
@@ -694,4 +735,135 @@ fn an_s2n_quic_receiver_reports_the_ack_delays_it_encoded() {
     assert!(acks.packets_received >= 4 * acks.frames_sent, "{acks:?}");
     assert!(acks.frames_checked >= acks.frames_sent / 2, "{acks:?}");
     assert!(acks.ack_delay_within_1ms >= 0.8, "{acks:?}");
+}
+
+/// A noq flow (noq's CUBIC, sender and receiver on noq-proto) and a quinn flow (quinn's CUBIC)
+/// share a 10 Mbit/s bottleneck on the user-space engine: both check their bytes and both get a
+/// real share (CUBIC against CUBIC, so neither starves), and the noq flow has its time series
+/// from noq's statistics. Nothing is left behind.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_noq_flow_shares_a_bottleneck_with_a_quinn_flow() {
+    let _g = serial();
+    let s = scenario(
+        "5s",
+        "10Mbit",
+        "10ms",
+        0.0,
+        &[("noq-cubic", None), ("quinn-cubic", None)],
+    );
+    let options = Options {
+        user_space_only: true,
+        ..Options::default()
+    };
+    let (out, prefix) = run_capturing_prefix(&s, options);
+    let out = out.expect("netns run with a noq flow");
+    assert!(ours(&prefix).is_empty(), "namespaces left behind");
+    let (noq, quinn) = (&out.summary.flows[0], &out.summary.flows[1]);
+    eprintln!(
+        "noq-cubic {:.2} Mbit/s, quinn-cubic {:.2} Mbit/s of 10; noq: {} lost, {} congestion \
+         events, {} samples",
+        noq.goodput_bps / 1e6,
+        quinn.goodput_bps / 1e6,
+        noq.lost_packets,
+        noq.congestion_events,
+        out.series[0].samples.len()
+    );
+    assert_eq!(noq.controller, "noq-cubic");
+    assert_eq!(noq.outcome, Outcome::Unbounded, "{noq:?}");
+    for f in [noq, quinn] {
+        assert!(f.verified && f.bytes_delivered > 0, "{f:?}");
+        assert!(f.goodput_bps > 0.1 * 10e6, "{f:?}");
+    }
+    assert!(noq.goodput_bps + quinn.goodput_bps <= 10e6 * 1.01);
+    // A 50-packet queue under two CUBIC flows overflows: noq saw it.
+    assert!(noq.congestion_events > 0, "{noq:?}");
+    let series = &out.series[0];
+    assert_eq!(series.controller, "noq-cubic");
+    assert!(
+        series.samples.len() > 100,
+        "{} samples",
+        series.samples.len()
+    );
+    assert!(series
+        .samples
+        .iter()
+        .all(|x| x.cwnd_bytes > 0 && x.rtt_s > 0.0));
+    let last = series.samples.last().unwrap();
+    assert!(last.delivered_bytes > 0 && last.delivered_bytes <= noq.bytes_delivered);
+    assert!(out.summary.links[0]
+        .measured
+        .is_some_and(|m| m.base_rtt_s > 0.0));
+}
+
+/// A finite noq-bbr3 transfer in namespaces completes with its time, both its endpoints write
+/// noq's qlog, and a scenario that puts a noq flow in front of an s2n-quic receiver (which
+/// `--controller` could make) is refused before anything is built.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_finite_noq_bbr3_transfer_completes_in_namespaces() {
+    let _g = serial();
+    let s = scenario("6s", "20Mbit", "10ms", 0.0, &[("noq-bbr3", Some("2MB"))]);
+    let dir = tempfile::tempdir().unwrap();
+    let qlog = Qlog {
+        dir: dir.path().join("qlog"),
+    };
+    let options = Options {
+        qlog: Some(qlog.clone()),
+        ..Options::default()
+    };
+    let (out, prefix) = run_capturing_prefix(&s, options);
+    let out = out.expect("noq-bbr3 run");
+    assert!(ours(&prefix).is_empty(), "namespaces left behind");
+    let f = &out.summary.flows[0];
+    eprintln!("noq-bbr3, 2 MB: {f:?}");
+    assert!(f.verified && f.bytes_delivered == 2_000_000, "{f:?}");
+    assert_eq!(f.outcome, Outcome::Completed, "{f:?}");
+    let done = f.completion_time_s.expect("a completion time");
+    // 2 MB at 20 Mbit/s is 0.8 s; the handshake and startup add a few RTTs.
+    assert!(done > 0.8 && done < 5.0, "completed at {done} s");
+    assert!(f.goodput_bps <= 20e6);
+    // The run ends with its last flow, well before the scenario's 6 s.
+    assert!(out.summary.duration_s < 5.0, "{}", out.summary.duration_s);
+    assert!(!out.series[0].samples.is_empty());
+    for role in ["sender", "receiver"] {
+        let trace = std::fs::read_to_string(qlog.file(0, role)).expect("a qlog trace");
+        assert!(
+            trace.contains("noq-bbr3") && trace.contains("packet_sent"),
+            "{role}"
+        );
+    }
+
+    let mut s2n = scenario("1s", "20Mbit", "10ms", 0.0, &[("noq-cubic", None)]);
+    s2n.flows[0].receiver = quinn_discern_harness::scenario::Receiver::S2nQuic;
+    let e = netns::validate(&s2n).unwrap_err().to_string();
+    assert!(e.contains("noq-cubic") && e.contains("s2n-quic"), "{e}");
+}
+
+/// A noq flow on a link that loses every packet never completes its handshake: the run ends at
+/// its deadline with the flow's outcome `no_handshake`, as the simulator reports it, rather than
+/// an error.
+#[test]
+#[cfg_attr(
+    not(as_root),
+    ignore = "needs root: network namespaces (CI runs as root)"
+)]
+fn a_noq_flow_without_a_path_ends_without_a_handshake() {
+    let _g = serial();
+    let s = scenario("1s", "10Mbit", "5ms", 1.0, &[("noq-cubic", Some("1MB"))]);
+    let t0 = Instant::now();
+    let out = netns::run(&s).expect("a run whose flow gets no handshake");
+    let f = &out.summary.flows[0];
+    eprintln!("noq-cubic over a dead link: {f:?}");
+    assert_eq!(f.outcome, Outcome::NoHandshake, "{f:?}");
+    assert_eq!(f.bytes_delivered, 0);
+    assert!(f.completion_time_s.is_none());
+    // The flow's threads stopped at the deadline, within their poll interval.
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
 }

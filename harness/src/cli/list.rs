@@ -19,7 +19,7 @@ pub(super) fn list(scenarios_dir: &Path) -> anyhow::Result<ExitCode> {
     }
     outln!()?;
     outln!(
-        "Peers from another QUIC stack ({}; sender and receiver both noq, simulator only):",
+        "Peers from another QUIC stack ({}; sender and receiver both noq, either runner):",
         crate::noq::SOURCE
     )?;
     for p in crate::noq::NoqPeer::ALL {

@@ -1,6 +1,6 @@
 //! The flows of a run, from sockets to results: each flow's sockets are made in its namespaces,
-//! every flow runs (QUIC on the runtime, kernel TCP on threads) until it completes or the run's
-//! deadline, and what each reports at its end is collected in flow order.
+//! every flow runs (quinn's QUIC on the runtime, noq's and kernel TCP on threads) until it
+//! completes or the run's deadline, and what each reports at its end is collected in flow order.
 
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,8 +16,9 @@ pub use super::result::FlowResult;
 use super::s2n::S2nEnd;
 use super::sys::{self, Signals};
 use super::topology::Topology;
-use super::{quic, tcp};
-use crate::scenario::{Receiver, Scenario};
+use super::{noq, quic, tcp};
+use crate::noq::{NoqConfigs, NoqIdentity};
+use crate::scenario::{Flow, Receiver, Scenario};
 use crate::tls;
 use crate::transport::{FlowQlog, FlowTransport, Qlog};
 
@@ -52,6 +53,7 @@ impl Finished {
 /// Every flow, ready to start.
 enum Ready {
     Quic(Box<quic::QuicFlow>),
+    Noq(Box<noq::NoqFlow>),
     Tcp(tcp::TcpFlow),
 }
 
@@ -68,24 +70,26 @@ pub async fn run(
     let epoch = Instant::now();
     let deadline = epoch + scenario.duration;
     let stop = Arc::new(AtomicBool::new(false));
-    let mut tcp_threads = Vec::new();
+    let mut threads = Vec::new();
     let mut quic_tasks = JoinSet::new();
     for r in ready {
         match r {
-            Ready::Tcp(f) => tcp_threads.push(f.spawn(epoch, deadline, stop.clone())?),
+            Ready::Tcp(f) => threads.push(f.spawn(epoch, deadline, stop.clone())?),
+            Ready::Noq(f) => threads.push((*f).spawn(epoch, deadline, stop.clone())?),
             Ready::Quic(f) => {
                 quic_tasks.spawn(quic::run(*f, epoch, deadline));
             }
         }
     }
-    let quic = join_quic(quic_tasks, signals, options.panic_after_start).await;
+    let mut signals = signals;
+    let quic = join_quic(quic_tasks, &mut signals, options.panic_after_start).await;
     if quic.is_err() {
         stop.store(true, Ordering::Relaxed);
     }
-    // TCP flows end by the deadline, or within a poll interval of `stop`.
-    let tcp = join_tcp(tcp_threads);
+    // Flows on threads end by the deadline, or within a poll interval of `stop`.
+    let threaded = join_threads(threads, &mut signals, &stop).await;
     let mut results = quic?;
-    results.extend(tcp?);
+    results.extend(threaded?);
     results.sort_by_key(|r| r.outcome.index);
     Ok(Finished {
         results,
@@ -128,6 +132,14 @@ fn prepare(
             flow: fp.index,
             start,
         });
+        if let Some(peer) = spec.controller.noq() {
+            let configs = NoqConfigs::new(ids.noq()?, scenario, spec, peer, flow_qlog)?;
+            let sockets = (sender_ns.as_str(), receiver_ns.as_str());
+            ready.push(Ready::Noq(Box::new(noq_flow(
+                scenario, spec, fp, peer, configs, sockets,
+            )?)));
+            continue;
+        }
         let transport = FlowTransport::with_qlog(scenario, spec, flow_qlog)?;
         let server_socket = udp_socket(&receiver_ns, fp.receiver_addr(), QUIC_PORT)?;
         let (mut client_config, receiver) =
@@ -148,22 +160,61 @@ fn prepare(
     Ok(ready)
 }
 
-/// The run's TLS identities: quinn's, and one for foreign receivers if a flow has one.
+/// Flow `fp`'s noq endpoints' sockets, bound in its (sender, receiver) namespaces.
+fn noq_flow(
+    scenario: &Scenario,
+    spec: &Flow,
+    fp: &super::plan::FlowPlan,
+    peer: crate::noq::NoqPeer,
+    configs: NoqConfigs,
+    (sender_ns, receiver_ns): (&str, &str),
+) -> anyhow::Result<noq::NoqFlow> {
+    Ok(noq::NoqFlow {
+        terms: noq::Terms {
+            index: fp.index,
+            peer,
+            start: spec.start,
+            bytes: spec.bytes.map(|b| b.0),
+        },
+        seed: scenario.seed,
+        sender_socket: udp_socket(sender_ns, fp.sender_addr(), 0)?,
+        receiver_socket: udp_socket(receiver_ns, fp.receiver_addr(), QUIC_PORT)?,
+        receiver_addr: SocketAddr::from((fp.receiver_addr(), QUIC_PORT)),
+        configs,
+    })
+}
+
+/// The run's TLS identities: quinn's, noq's form of it if a flow runs noq, and one for foreign
+/// receivers if a flow has one.
 struct Identities {
     quinn: tls::Identity,
+    noq: Option<NoqIdentity>,
     foreign: Option<Arc<tls::ForeignIdentity>>,
 }
 
 impl Identities {
     fn generate(scenario: &Scenario) -> anyhow::Result<Self> {
         let foreign = scenario.flows.iter().any(|f| f.receiver != Receiver::Quinn);
+        let quinn = tls::Identity::generate()?;
+        let noq = match scenario.flows.iter().any(|f| f.controller.noq().is_some()) {
+            true => Some(NoqIdentity::new(&quinn)?),
+            false => None,
+        };
         Ok(Self {
-            quinn: tls::Identity::generate()?,
+            quinn,
+            noq,
             foreign: match foreign {
                 true => Some(Arc::new(tls::ForeignIdentity::generate()?)),
                 false => None,
             },
         })
+    }
+
+    /// noq's form of the identity, made for every run with a noq flow.
+    fn noq(&self) -> anyhow::Result<&NoqIdentity> {
+        self.noq
+            .as_ref()
+            .ok_or_else(|| anyhow!("no noq identity: the run has no noq flow"))
     }
 
     /// A flow's client configuration (its transport still to set) and receiving endpoint.
@@ -206,7 +257,7 @@ fn udp_socket(ns: &str, addr: Ipv4Addr, port: u16) -> anyhow::Result<UdpSocket> 
 /// The QUIC flows' results, unless a flow fails or a signal ends the run first.
 async fn join_quic(
     mut tasks: JoinSet<anyhow::Result<FlowResult>>,
-    mut signals: Signals,
+    signals: &mut Signals,
     panic_after_start: bool,
 ) -> anyhow::Result<Vec<FlowResult>> {
     let work = async {
@@ -226,8 +277,29 @@ async fn join_quic(
     }
 }
 
-/// Every TCP flow's result, or the first error among them once all have ended.
-fn join_tcp(
+/// Every threaded flow's result (noq's and kernel TCP), or the first error among them once all
+/// have ended. A signal sets `stop`, so the threads end within their poll interval, and ends the
+/// run with its error once they have.
+async fn join_threads(
+    threads: Vec<JoinHandle<anyhow::Result<FlowResult>>>,
+    signals: &mut Signals,
+    stop: &AtomicBool,
+) -> anyhow::Result<Vec<FlowResult>> {
+    if threads.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut joined = tokio::task::spawn_blocking(move || join_all(threads));
+    tokio::select! {
+        r = &mut joined => r.map_err(|e| anyhow!("joining the flow threads: {e}"))?,
+        e = signals.ended() => {
+            stop.store(true, Ordering::Relaxed);
+            let _ = joined.await;
+            Err(e)
+        }
+    }
+}
+
+fn join_all(
     threads: Vec<JoinHandle<anyhow::Result<FlowResult>>>,
 ) -> anyhow::Result<Vec<FlowResult>> {
     let mut results = Vec::new();
@@ -236,7 +308,7 @@ fn join_tcp(
         match t.join() {
             Ok(Ok(r)) => results.push(r),
             Ok(Err(e)) => error = error.or(Some(e)),
-            Err(_) => error = error.or(Some(anyhow!("a TCP flow thread panicked"))),
+            Err(_) => error = error.or(Some(anyhow!("a flow thread panicked"))),
         }
     }
     match error {

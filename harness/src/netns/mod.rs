@@ -15,8 +15,9 @@
 //!   included. `summary.json` names the engine of each link.
 //! * Flows (`flow`: sockets in their namespaces, start, results): QUIC (`quic`; controllers from
 //!   the registry, their `tracing` events captured by `capture`; the receiver quinn, or
-//!   s2n-quic with `receiver = "s2n-quic"`, `s2n`) and kernel TCP (`tcp`, ids `tcp-<name>`),
-//!   all sending the simulator's payload pattern and checking every byte on receipt.
+//!   s2n-quic with `receiver = "s2n-quic"`, `s2n`), noq's peers (`noq`: a noq sender and
+//!   receiver, `noq-bbr3` and `noq-cubic`) and kernel TCP (`tcp`, ids `tcp-<name>`), all sending
+//!   the simulator's payload pattern and checking every byte on receipt.
 //! * A foreign receiver's report of its own ACK frames against the sender's recovered ACK
 //!   delays (`ack_report`), per flow in `summary.json`.
 //! * Record: the flows' summaries and series through the recorder both runners share
@@ -30,6 +31,7 @@ mod clean;
 pub mod flow;
 mod links;
 pub mod names;
+mod noq;
 pub mod plan;
 mod quic;
 mod received;
@@ -104,10 +106,12 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
         );
     }
     for (i, flow) in scenario.flows.iter().enumerate() {
-        if let Some(peer) = flow.controller.noq() {
+        // A scenario file cannot say this either (parsing refuses it); `--controller` can.
+        if let (Some(peer), true) = (flow.controller.noq(), flow.receiver != Receiver::Quinn) {
             bail!(
-                "flow {i}: {peer} runs in the simulator only (--link sim): the namespace runner \
-                 drives quinn endpoints, and noq's are not wired to its sockets yet"
+                "flow {i}: receiver = \"{}\" cannot stand behind {peer}, whose receiver is noq's \
+                 own endpoint; remove receiver or choose a quinn controller",
+                flow.receiver
             );
         }
         if let Some(lies) = &flow.receiver_lies {

@@ -4,7 +4,9 @@
 //!
 //! noq's `Controller` trait is its own, so its controllers cannot run in a quinn connection: a
 //! `noq-*` flow is a noq sender and a noq receiver, end to end, on the same links as every other
-//! flow. Its controller logs no `discern::cwnd` events, so the recorder gets what noq's statistics
+//! flow, in either runner: both drive one adapter of noq-proto's sans-IO endpoints
+//! (`sim::stack::noq`), the simulator on its clock, the namespace runner on real sockets
+//! (`netns::noq`). Its controller logs no `discern::cwnd` events, so the recorder gets what noq's statistics
 //! give: goodput and bytes (checked by the receiver as on every flow), the congestion window and
 //! RTT in the time series, lost packets and congestion events at the end; no loss verdicts.
 

@@ -109,8 +109,8 @@ pub fn build(
             let seed = |side| endpoint_seed(scenario.seed, index, side);
             if let (Some(peer), Some(id)) = (spec.controller.noq(), &noq_identity) {
                 let configs = NoqConfigs::new(id, scenario, spec, peer, flow_qlog)?;
-                let client = NoqEnd::new(seed(Side::Sender), None);
-                let server = NoqEnd::new(seed(Side::Receiver), Some(configs.server));
+                let client = NoqEnd::new(Some(seed(Side::Sender)), None);
+                let server = NoqEnd::new(Some(seed(Side::Receiver)), Some(configs.server));
                 let state =
                     FlowState::new(setup(scenario, spec, index, client, configs.client, server));
                 flows.push(SimFlow::Noq(state));

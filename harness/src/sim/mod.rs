@@ -37,7 +37,8 @@ pub use crate::link;
 pub use crate::link::loss;
 mod network;
 mod null_crypto;
-mod stack;
+// The namespace runner drives noq's endpoints through the same seam (`netns::noq`).
+pub(crate) mod stack;
 mod truth;
 
 use std::time::{Duration, Instant};

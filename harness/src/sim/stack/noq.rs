@@ -1,7 +1,8 @@
 //! noq-proto behind the simulator's seam: the stack of the `noq-*` peers
 //! ([`crate::noq::NoqPeer`]). noq is a fork of quinn with the same sans-IO shape; it adds
 //! multipath, so a connection's window, RTT and counters are read from its first path, the only
-//! one a flow opens.
+//! one a flow opens. The namespace runner drives the same adapter on real sockets
+//! (`netns::noq`), so noq's glue is one piece of code in both runners.
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
@@ -27,10 +28,12 @@ pub struct NoqEnd {
 }
 
 impl NoqEnd {
-    /// An endpoint whose RNG is seeded with `seed`; a receiver has a `server` configuration.
-    pub fn new(seed: [u8; 32], server: Option<Arc<ServerConfig>>) -> Self {
+    /// An endpoint whose RNG is seeded with `seed` (the simulator's, for reproducible runs) or
+    /// from the operating system (`None`: real time reproduces nothing); a receiver has a
+    /// `server` configuration.
+    pub fn new(seed: Option<[u8; 32]>, server: Option<Arc<ServerConfig>>) -> Self {
         let mut config = EndpointConfig::default();
-        config.rng_seed(Some(seed));
+        config.rng_seed(seed);
         Self {
             endpoint: Endpoint::new(Arc::new(config), server, false),
             conn: None,
