@@ -3,7 +3,7 @@
 
   sweep-runs   `discern sweep scenarios/quick.toml --runs 10 --controller newreno,quinn-bbr
                --baseline newreno`: the printed table (means, 95 % intervals, paired ratio)
-  scoreboard   `discern score --runs N` over the default controllers: three tables (random loss,
+  scoreboard   `discern score --controller defaults,noq-bbr3 --runs N`: three tables (random loss,
                sharing a bottleneck, AQM and queue size; the families of score.json's classes),
                one row per controller from score.csv, and the heatmap and the
                efficiency-against-harm plot copied to docs/results/score.png and tradeoff.png
@@ -12,7 +12,7 @@
   headline     the opening paragraph's figures from the README's own quick sweep (20 s, five loss
                rates, five controllers): each controller's goodput at 1 % loss and the sweep's
                wall time as measured here, and its goodput plot copied to docs/quick-goodput.png
-  random-paths `discern score --paths N --path-seed S` over the default controllers: per
+  random-paths `discern score --paths N --path-seed S --controller defaults,noq-bbr3`: per
                controller the mean and tail of each metric from paths.json, with the seed and the
                command beside them, the summary page and the CDFs copied to docs/results/paths/
                (README shows the summary page, docs/RESULTS.md the CDFs), and the draw's wall
@@ -150,11 +150,16 @@ def receiver_closed_runs(rows, controller, classes):
                and r["figure"] == "receiver_closed" and r["n"] not in ("", "0"))
 
 
+# Both boards run the default controllers and BBRv3 from noq beside them: the strongest
+# loss-tolerant peer a user compares against (its runs are not reproducible, see README).
+BOARD_CONTROLLERS = "defaults,noq-bbr3"
+
+
 def scoreboard(args):
     out = Path(args.from_dir) if args.from_dir else Path(args.out) / "score"
     if not (args.reuse or args.from_dir):
-        run([BINARY, "score", "--runs", str(args.runs), "--jobs", str(args.jobs), "--out",
-             str(out)], stdout=subprocess.DEVNULL)
+        run([BINARY, "score", "--controller", BOARD_CONTROLLERS, "--runs", str(args.runs),
+             "--jobs", str(args.jobs), "--out", str(out)], stdout=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
     classes = json.load(open(out / "score.json"))["classes"]
     results = ROOT / "docs" / "RESULTS.md"
@@ -315,7 +320,7 @@ def paths_run(args):
     if args.reuse or args.from_paths:
         return out
     cmd = [BINARY, "score", "--paths", str(args.paths), "--path-seed", str(args.path_seed),
-           "--jobs", str(args.jobs), "--out", str(out)]
+           "--controller", BOARD_CONTROLLERS, "--jobs", str(args.jobs), "--out", str(out)]
     print("+", " ".join(map(str, cmd)), file=sys.stderr)
     start = time.monotonic()
     done = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.DEVNULL)

@@ -15,7 +15,7 @@ import json
 import sys
 
 # The controllers shown by default, when score.json has them.
-DEFAULT = ["discern", "quinn-bbr", "quinn-cubic", "newreno"]
+DEFAULT = ["discern", "quinn-bbr", "noq-bbr3", "quinn-cubic", "newreno"]
 
 RANDOM_LOSS = ["random-10M-40ms-1%", "random-20M-60ms-0.5%", "random-100M-20ms-0.1%",
                "random-2M-200ms-3%", "random-ge-20M-60ms-1%", "jitter-30M-30ms-1%",

@@ -53,6 +53,7 @@ pub struct ScoreArgs {
     /// Controllers to score, comma-separated [default: newreno, modified-sack, wnewreno,
     /// composite, veno, westwood, discern, discern:queue=full, quinn-newreno,
     /// quinn-cubic, quinn-bbr]; noq-bbr3 only when named, since its runs are not reproducible.
+    /// `defaults` names the default list, e.g. `--controller defaults,noq-bbr3`.
     #[arg(long, value_name = "ID1,ID2,...")]
     pub controller: Vec<String>,
     /// Seeds per controller and class: SEED .. SEED+N-1.

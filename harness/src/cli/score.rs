@@ -124,13 +124,25 @@ pub(super) fn read_measures(
     Ok(measures)
 }
 
+/// The word in `--controller` that names [`crate::score::DEFAULT_CONTROLLERS`].
+const DEFAULTS: &str = "defaults";
+
 /// `--controller` resolved (the defaults without it); the scoreboard runs on the simulator, so
 /// no kernel TCP. It keys its runs and labels its rows by id: each run's scenario resolves the
 /// id when the class's scenario loads.
 pub(super) fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
     let mut chosen = Vec::new();
     for list in &args.controller {
-        chosen.extend(sweep::split_controllers(list)?);
+        let (defaults, named): (Vec<&str>, Vec<&str>) =
+            list.split(',').partition(|id| id.trim() == DEFAULTS);
+        if !defaults.is_empty() {
+            for id in crate::score::DEFAULT_CONTROLLERS {
+                chosen.push(controller(id)?);
+            }
+        }
+        if !named.is_empty() {
+            chosen.extend(sweep::split_controllers(&named.join(","))?);
+        }
     }
     if chosen.is_empty() {
         for id in crate::score::DEFAULT_CONTROLLERS {
@@ -140,7 +152,13 @@ pub(super) fn controllers(args: &ScoreArgs) -> anyhow::Result<Vec<String>> {
     if let Some(c) = chosen.iter().find(|c| c.kernel_tcp().is_some()) {
         bail!("{c} is the kernel's TCP: the scoreboard runs on the simulator");
     }
-    Ok(chosen.iter().map(|c| c.id().to_owned()).collect())
+    let mut ids: Vec<String> = Vec::with_capacity(chosen.len());
+    for id in chosen.iter().map(|c| c.id()) {
+        if !ids.iter().any(|seen| seen == id) {
+            ids.push(id.to_owned());
+        }
+    }
+    Ok(ids)
 }
 
 /// The fixed board; `--paths` is the random-path board's (`score_paths`).
@@ -248,4 +266,31 @@ pub(super) fn finish_score(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn chosen(list: &str) -> anyhow::Result<Vec<String>> {
+        let cli = Cli::try_parse_from(["discern", "score", "--controller", list]).unwrap();
+        let Command::Score(args) = cli.command else {
+            panic!("a score command")
+        };
+        controllers(&args)
+    }
+
+    #[test]
+    fn defaults_names_the_default_controllers_beside_others_once_each() {
+        let ids = chosen("defaults,noq-bbr3,discern").unwrap();
+        let defaults = crate::score::DEFAULT_CONTROLLERS;
+        assert_eq!(ids.len(), defaults.len() + 1, "{ids:?}");
+        assert_eq!(&ids[..defaults.len()], defaults);
+        assert_eq!(ids.last().map(String::as_str), Some("noq-bbr3"));
+        let e = chosen("defaults,tcp-cubic").unwrap_err().to_string();
+        assert!(e.contains("kernel's TCP"), "{e}");
+    }
 }
