@@ -297,3 +297,129 @@ fn linux_qdiscs_agree_with_the_simulator() {
         wrong.join("\n")
     );
 }
+
+/// `scripts/kernel-vm.sh` with `args`, the directories in `path_first` ahead of `PATH` (stand-ins
+/// for tools) and `env` set; its exit status and what it said.
+fn kernel_vm(args: &[&str], path_first: &[&Path], env: &[(&str, &Path)]) -> (bool, String) {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = path_first
+        .iter()
+        .map(|d| d.to_path_buf())
+        .chain(std::env::split_paths(&path));
+    let out = Command::new("bash")
+        .arg(repo().join("scripts/kernel-vm.sh"))
+        .args(["--discern", env!("CARGO_BIN_EXE_discern")])
+        .args(args)
+        .env("PATH", std::env::join_paths(dirs).unwrap())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+        .output()
+        .expect("bash runs scripts/kernel-vm.sh");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.success(), said)
+}
+
+/// A directory holding executable scripts named `tools`, each with the body `body`.
+fn stand_ins(dir: &Path, tools: &[&str], body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    for tool in tools {
+        let file = dir.join(tool);
+        std::fs::write(&file, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir.to_path_buf()
+}
+
+/// Every way the script can be given what it cannot run ends at once with a line that names the
+/// problem and the fix, before any VM boots: no scenario, a missing file, no qemu, a kernel
+/// package apt cannot find, a qemu with neither KVM nor TCG, and a link faster than software
+/// emulation carries.
+#[test]
+fn bad_input_to_the_vm_script_is_a_clear_error_naming_the_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let expect = |(ok, said): (bool, String), words: &[&str]| {
+        assert!(!ok, "the script succeeded: {said}");
+        for w in words {
+            assert!(said.contains(w), "expected {w:?} in: {said}");
+        }
+    };
+    expect(kernel_vm(&[], &[], &[]), &["no scenario given"]);
+    expect(
+        kernel_vm(&["no-such-scenario.toml"], &[], &[]),
+        &["no-such-scenario.toml not found"],
+    );
+    let scenario = repo().join("harness/tests/kernel/k-fq-codel.toml");
+    let scenario = scenario.to_str().unwrap();
+    // A PATH with only what the script needs before it looks for qemu.
+    let bare = tmp.path().join("bare");
+    std::fs::create_dir_all(&bare).unwrap();
+    for tool in ["bash", "env", "dirname", "realpath"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let at = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        std::os::unix::fs::symlink(at, bare.join(tool)).unwrap();
+    }
+    let out = Command::new(bare.join("bash"))
+        .arg(repo().join("scripts/kernel-vm.sh"))
+        .arg(scenario)
+        .env("PATH", &bare)
+        .output()
+        .unwrap();
+    expect(
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into(),
+        ),
+        &[
+            "qemu-system-x86_64 not found",
+            "apt-get install -y qemu-system-x86",
+        ],
+    );
+    if !vm_ready() {
+        return;
+    }
+    // apt cannot fetch the kernel package (an empty cache, an apt that finds nothing).
+    let no_apt = stand_ins(
+        &tmp.path().join("no-apt"),
+        &["apt-get", "apt-cache"],
+        "exit 100",
+    );
+    let empty_cache = tmp.path().join("cache");
+    expect(
+        kernel_vm(&[scenario], &[&no_apt], &[("KERNEL_VM_DIR", &empty_cache)]),
+        &["linux-image-cloud-amd64 was not found", "apt-get update"],
+    );
+    // A qemu that boots nothing and lists no TCG.
+    let no_accel = stand_ins(
+        &tmp.path().join("no-accel"),
+        &["qemu-system-x86_64"],
+        "exit 1",
+    );
+    expect(
+        kernel_vm(&[scenario], &[&no_accel], &[]),
+        &["neither a working KVM nor TCG"],
+    );
+    // A qemu with TCG only, and a link of 100 Mbit/s: more than emulation carries.
+    let tcg_only = stand_ins(
+        &tmp.path().join("tcg-only"),
+        &["qemu-system-x86_64"],
+        "case \"$*\" in *'-accel help'*) echo tcg; exit 0 ;; esac; exit 1",
+    );
+    let fast = tmp.path().join("fast.toml");
+    let text = std::fs::read_to_string(scenario).unwrap();
+    let rate = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("rate"))
+        .expect("the scenario's link has a rate");
+    std::fs::write(&fast, text.replace(rate, "rate = \"100Mbit\"")).unwrap();
+    expect(
+        kernel_vm(&[fast.to_str().unwrap()], &[&tcg_only], &[]),
+        &[
+            "100 Mbit/s",
+            "allowed under software emulation",
+            "lower the rate",
+        ],
+    );
+}
