@@ -131,34 +131,8 @@ fn sh_block_commands(text: &str) -> Vec<String> {
             !b.first()
                 .is_some_and(|l| NOT_COMMANDS.iter().any(|n| l.trim() == *n))
         })
-        .flat_map(|b| expand_loops(joined(&b)))
+        .flat_map(|b| expand_loops(common::shell_commands(b.iter().map(String::as_str))))
         .collect()
-}
-
-/// Shell lines with `#` comments stripped and `\` continuations joined, whitespace collapsed.
-fn joined(lines: &[String]) -> Vec<String> {
-    let mut commands = Vec::new();
-    let mut pending = String::new();
-    for line in lines {
-        let code = line.split(" #").next().unwrap_or("");
-        let code = if code.trim_start().starts_with('#') {
-            ""
-        } else {
-            code
-        };
-        match code.trim_end().strip_suffix('\\') {
-            Some(continued) => pending.push_str(continued),
-            None => {
-                pending.push_str(code);
-                let command = pending.split_whitespace().collect::<Vec<_>>().join(" ");
-                if !command.is_empty() {
-                    commands.push(command);
-                }
-                pending.clear();
-            }
-        }
-    }
-    commands
 }
 
 /// `for VAR in A B; do` ... `done` replaced by the body with `$VAR` set to each value in turn.

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 /// Longest any one README command may take; the slowest, the netns run of
 /// `004-congestion-only.toml` for 20 s, takes about half.
 const COMMAND_DEADLINE: Duration = Duration::from_secs(120);
@@ -44,36 +46,15 @@ fn repository() -> PathBuf {
 /// The commands of the README's `sh` blocks: comments stripped, `\` continuations joined.
 fn readme_commands() -> Vec<String> {
     let readme = std::fs::read_to_string(repository().join("README.md")).expect("README.md");
-    let mut commands = Vec::new();
     let mut in_sh_block = false;
-    let mut pending = String::new();
-    for line in readme.lines() {
+    let lines = readme.lines().filter(|line| {
         if line.starts_with("```") {
-            in_sh_block = line == "```sh";
-            continue;
+            in_sh_block = *line == "```sh";
+            return false;
         }
-        if !in_sh_block {
-            continue;
-        }
-        let code = line.split(" #").next().unwrap_or("");
-        let code = if code.trim_start().starts_with('#') {
-            ""
-        } else {
-            code
-        };
-        match code.trim_end().strip_suffix('\\') {
-            Some(continued) => pending.push_str(continued),
-            None => {
-                pending.push_str(code);
-                let command = pending.split_whitespace().collect::<Vec<_>>().join(" ");
-                if !command.is_empty() {
-                    commands.push(command);
-                }
-                pending.clear();
-            }
-        }
-    }
-    commands
+        in_sh_block
+    });
+    common::shell_commands(lines)
 }
 
 /// How one README command is run here.

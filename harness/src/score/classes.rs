@@ -938,23 +938,14 @@ pub const CLASSES: &[PathClass] = &[
         description: "a quinn-cubic flow arrives at 5 s and leaves once it has sent 12.5 MB, \
                       20 Mbit/s, 40 ms RTT, 333-packet (5 BDP) drop-tail queue, no random loss: \
                       the queue the controller keeps once the peer has gone",
-        rate_mbit: 20.0,
-        delay_ms: 20,
         queue: Queue::DropTail { packets: 333 },
-        loss: LossModel::None,
         flows: Flows::Visited {
             peer: "quinn-cubic",
             arrives_s: 5,
             bytes: "12.5MB",
         },
         duration_s: 40,
-        link_extra: NO_EXTRA,
-        trace: None,
-        flow_extra: NO_EXTRA,
-        policed: false,
-        family: Family::Queue,
-        pooled: false,
-        lie: None,
+        ..CODEL_VS_NEWRENO
     },
     lying!(
         "lie-queue-always-droptail-vs-newreno",

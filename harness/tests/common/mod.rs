@@ -115,3 +115,30 @@ count = 2
 "#
     )
 }
+
+/// The commands of shell lines as a reader types them: `#` comments stripped, `\` continuations
+/// joined, whitespace collapsed, empty lines left out.
+pub fn shell_commands<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut pending = String::new();
+    for line in lines {
+        let code = line.split(" #").next().unwrap_or("");
+        let code = if code.trim_start().starts_with('#') {
+            ""
+        } else {
+            code
+        };
+        match code.trim_end().strip_suffix('\\') {
+            Some(continued) => pending.push_str(continued),
+            None => {
+                pending.push_str(code);
+                let command = pending.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !command.is_empty() {
+                    commands.push(command);
+                }
+                pending.clear();
+            }
+        }
+    }
+    commands
+}
