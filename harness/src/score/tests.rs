@@ -69,6 +69,12 @@ fn the_plan_has_every_run_once_with_its_references() {
             j.dir_name(i, jobs.len())
         );
     }
+    // A noq peer has no lying classes: the lie rewrites a quinn receiver's ACK frames.
+    let with_bbr3 = plan(&ids(&["noq-bbr3"]), &[1]);
+    assert!(with_bbr3
+        .iter()
+        .all(|j| j.controller != "noq-bbr3" || !j.class.starts_with("lie-")));
+    assert!(with_bbr3.iter().any(|j| j.controller == "noq-bbr3"));
     // Without its newreno reference listed, an AQM class alone plans it once.
     let bbr_only = plan(&ids(&["quinn-bbr"]), &[1]);
     let newreno_alone = bbr_only
