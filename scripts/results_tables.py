@@ -854,6 +854,18 @@ def tables(out):
     }
 
 
+# Sections of docs/RESULTS.md that other scripts write (beside readme_eval.py's `discern-*`):
+# left as they are here.
+WRITTEN_ELSEWHERE = {
+    "bottleneck-goals": "scripts/readme_eval.py",
+    "random-paths": "scripts/readme_eval.py",
+    "competing": "scripts/compete_eval.py",
+    "kernel-qdiscs": "scripts/kernel_eval.py",
+    "receivers": "scripts/receivers_eval.py",
+    "receivers-that-lie": "scripts/liars_eval.py",
+}
+
+
 def main():
     out, doc, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     makers = tables(out)
@@ -862,8 +874,9 @@ def main():
 
     def replace(m):
         name = m.group(1)
-        if name.startswith("discern-"):
-            # The scoreboard's tables: scripts/readme_eval.py writes them.
+        if name.startswith("discern-") or name in WRITTEN_ELSEWHERE:
+            # The scoreboard's tables (scripts/readme_eval.py, scripts/bbr3_eval.py) and the
+            # other scripts' sections.
             return m.group(0)
         if name not in makers:
             raise SystemExit(f"{doc}: unknown table {name}")
