@@ -331,7 +331,7 @@ impl Scoreboard {
         Self::measured(controllers, seeds, jobs, outcomes, &[])
     }
 
-    /// [`Self::of`] with what the series of the runs a peer visited showed ([`measures`], in the
+    /// [`Self::of`] with what the series of the runs a peer visited showed (`measures`, in the
     /// jobs' order).
     pub fn measured(
         controllers: &[String],
