@@ -42,6 +42,10 @@ struct Figures {
     ce_marks: f64,
 }
 
+/// Held by each test for its whole run: the VM's timing must not share the CPU with another
+/// test's work (the bad-input test builds an initramfs too).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The simulator's seeds per scenario: the scenario's own and the ones after it.
 const SIM_SEEDS: usize = 10;
 /// How many of the simulator's standard deviations the kernel's figure may lie from its mean.
@@ -253,6 +257,7 @@ fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) 
 
 #[test]
 fn linux_qdiscs_agree_with_the_simulator() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     if !vm_ready() {
         return;
     }
@@ -336,6 +341,7 @@ fn stand_ins(dir: &Path, tools: &[&str], body: &str) -> PathBuf {
 /// emulation carries.
 #[test]
 fn bad_input_to_the_vm_script_is_a_clear_error_naming_the_fix() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let expect = |(ok, said): (bool, String), words: &[&str]| {
         assert!(!ok, "the script succeeded: {said}");

@@ -11,7 +11,7 @@ use crate::report::{RunOutput, Summary};
 use crate::runner::LinkKind;
 use crate::scenario::Scenario;
 use crate::score::classes::{Flows, AFTER_VISIT_SETTLE_S};
-use crate::score::paths::{measure, Measures};
+use crate::score::measure::{self, Measures};
 use crate::score::Job;
 use crate::shard::{self, Manifest, Shard};
 use crate::sweep;

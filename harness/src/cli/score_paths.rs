@@ -90,12 +90,12 @@ pub(super) fn score_paths_cmd(
     let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
     let keep = |(i, job): &(usize, PathJob), run: &RunOutput| {
         let dir = runs_dir.join(job.dir_name(*i, total));
-        let settle_s = paths::measure::SETTLE_OF_RUN * by_index[&job.path].1.run_s;
+        let settle_s = paths::SETTLE_OF_RUN * by_index[&job.path].1.run_s;
         let measures = Measures::of(run, settle_s);
         let r = std::fs::create_dir_all(&dir)
             .with_context(|| format!("creating {}", dir.display()))
             .and_then(|_| output::write_json(&dir.join("summary.json"), &run.summary))
-            .and_then(|_| output::write_json(&dir.join(paths::measure::FILE), &measures));
+            .and_then(|_| output::write_json(&dir.join(crate::score::measure::FILE), &measures));
         bar.inc(1);
         r?;
         Ok(PathRun {
@@ -188,7 +188,10 @@ pub(super) fn merge_paths(
         outcomes.push(match summary {
             Err(e) => Err(e),
             Ok(summary) => {
-                let path = dir.join("runs").join(&run.dir).join(paths::measure::FILE);
+                let path = dir
+                    .join("runs")
+                    .join(&run.dir)
+                    .join(crate::score::measure::FILE);
                 let text = std::fs::read_to_string(&path).with_context(|| {
                     format!(
                         "reading {} (the manifest says the run succeeded)",

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use super::classes::{Flows, Lie, PathClass};
-use super::paths::Measures;
+use super::measure::Measures;
 use super::{Job, Outcome, REFERENCE};
 use crate::report::{FlowQueue, Summary};
 use crate::stats::jain_index;

@@ -47,6 +47,7 @@
 pub mod classes;
 mod figure;
 mod heatmap;
+pub mod measure;
 pub mod paths;
 mod pooled;
 mod table;
@@ -65,7 +66,7 @@ use crate::stats::Estimate;
 use classes::{Flows, PathClass, CLASSES};
 pub use figure::{queue_budget_s, Figure, DROPS_REFERENCE};
 use figure::{Runs, SeedValues};
-use paths::Measures;
+use measure::Measures;
 use pooled::PooledSeed;
 pub use pooled::POOLED_RANDOM;
 

@@ -12,7 +12,6 @@
 
 pub mod board;
 pub mod draw;
-pub mod measure;
 pub mod metrics;
 pub mod plots;
 pub mod render;
@@ -20,10 +19,11 @@ mod summary_page;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::measure::Measures;
 pub use board::PathBoard;
 use draw::PeerKind;
 pub use draw::{draw, draw_all, RandomPath};
-pub use measure::Measures;
+pub use render::SETTLE_OF_RUN;
 
 use crate::report::Summary;
 

@@ -12,7 +12,7 @@
 //! converge than one to fill the link). A peer that arrives late starts at `T` of a `2 T` run. A
 //! peer that leaves early sends its fair half of `T` at the path's capacity and leaves; the run
 //! lasts `3 T`, so that the controller's queue after the peer has gone can be scored (from
-//! [`super::measure::SETTLE_OF_RUN`] of `T` after the peer's last byte).
+//! [`SETTLE_OF_RUN`] of `T` after the peer's last byte).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -22,6 +22,9 @@ use anyhow::Context;
 use super::draw::{Capacity, Discipline, PathJitter, PeerTiming, RandomPath, DECIMATION};
 use crate::scenario::read_capacity_trace;
 
+/// After a peer's last byte, the controller gets this fraction of the run length `T` to drain
+/// what the peer left in the queue before its queue is scored.
+pub const SETTLE_OF_RUN: f64 = 0.5;
 /// Round trips after slow start that a flow alone gets, before the packet budget.
 pub const ROUNDS: f64 = 40.0;
 /// Round trips after slow start that the packet budget leaves at least.

@@ -1,7 +1,8 @@
-//! What a random path's run shows beyond its `summary.json`, read from the flows' time series
-//! while the run's output is in hand, and kept beside the summary as `measures.json`: flow 0's
-//! bytes while the peer sent (its share where the peer came late or left early), and the queue
-//! flow 0 kept after a peer left.
+//! What a run with a peer that came late or left early shows beyond its `summary.json`, read
+//! from the flows' time series while the run's output is in hand, and kept beside the summary as
+//! `measures.json`: flow 0's bytes while the peer sent (its share while the peer was there), and
+//! the queue flow 0 kept after the peer left. Both boards use it: the random paths whose peer
+//! comes or goes, and the fixed classes a peer visits.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,10 +10,6 @@ use crate::report::{FlowSeries, RunOutput};
 
 /// The file beside a run's `summary.json`.
 pub const FILE: &str = "measures.json";
-
-/// After a peer's last byte, the controller gets this fraction of the run length `T` (see
-/// [`super::render`]) to drain what the peer left in the queue before its queue is scored.
-pub const SETTLE_OF_RUN: f64 = 0.5;
 
 /// Samples after the settling time below which the queue after the peer is not scored.
 const MIN_SAMPLES: usize = 10;
@@ -22,7 +19,7 @@ pub struct Measures {
     /// Flow 0's application bytes from the peer's start to its last byte (or the run's end).
     pub own_bytes_beside_peer: Option<u64>,
     /// The p95 of flow 0's RTT samples above its lowest, from a settling time after the peer's
-    /// last byte (on the random board [`SETTLE_OF_RUN`] of `T`) to the run's end; `None` without
+    /// last byte (on the random board [`super::paths::SETTLE_OF_RUN`] of `T`) to the run's end; `None` without
     /// a peer that finished in time.
     pub queue_after_peer_p95_s: Option<f64>,
 }
