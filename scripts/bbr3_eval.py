@@ -18,32 +18,26 @@ BBRv3 on every random-loss class, far above it beyond BBRv3's 2 % loss threshold
 import argparse
 import csv
 import json
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_eval import estimate, fmt, replace_between  # noqa: E402
+from results_tables import Est  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = "discern-and-bbrv3"
 CONTROLLERS = ["discern", "noq-bbr3", "quinn-bbr"]
 OURS, BBR3 = "discern", "noq-bbr3"
-# Student's t at 97.5 % for 1..30 degrees of freedom: the interval of a mean of paired ratios.
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 
 def mean_interval(values):
-    """(mean, 95 % half width) of `values`; half width 0 for one value, None for none."""
+    """(mean, 95 % half width) of `values` (Student's t, as the tables of RESULTS); half width 0
+    for one value, None for none."""
     if not values:
         return None
-    if len(values) == 1:
-        return values[0], 0.0
-    df = len(values) - 1
-    t = T975[df - 1] if df <= len(T975) else 1.96
-    return statistics.mean(values), t * statistics.stdev(values) / len(values) ** 0.5
+    est = Est(values)
+    return est.mean, est.half or 0.0
 
 
 def paired_ratios(score_dir, classes):

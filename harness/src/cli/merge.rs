@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 
 use super::score::{finish_score, read_measures, ScoreSpec};
 use super::sweep_cmd::finish_sweep;
-use super::{write_manifest, MergeArgs};
+use super::{read_run_file, write_manifest, MergeArgs};
 use crate::shard;
 use crate::sweep;
 
@@ -24,17 +24,7 @@ pub(super) fn merge_cmd(args: MergeArgs) -> anyhow::Result<ExitCode> {
         }
         outcomes.push(match &run.error {
             Some(e) => Err(e.clone()),
-            None => {
-                let path = to.join("summary.json");
-                let text = std::fs::read_to_string(&path).with_context(|| {
-                    format!(
-                        "reading {} (the manifest says the run succeeded)",
-                        path.display()
-                    )
-                })?;
-                Ok(serde_json::from_str(&text)
-                    .with_context(|| format!("parsing {}", path.display()))?)
-            }
+            None => Ok(read_run_file(&to.join("summary.json"))?),
         });
     }
     write_manifest(&args.out, &merged.manifest)?;

@@ -149,6 +149,19 @@ fn manifest_runs<J: serde::Serialize, X, T>(
         .collect()
 }
 
+/// A file a run wrote (its `summary.json`, its measures) that the manifest says succeeded, read
+/// and parsed; the error names the file.
+fn read_run_file<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    use anyhow::Context;
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "reading {} (the manifest says the run succeeded)",
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
 fn overrides(sets: &[String]) -> anyhow::Result<Vec<Override>> {
     sets.iter()
         .map(|s| s.parse::<Override>().map_err(|e| anyhow!("{e}")))

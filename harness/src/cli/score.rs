@@ -110,16 +110,8 @@ pub(super) fn read_measures(
             measures.push(Measures::default());
             continue;
         }
-        let path = dir.join("runs").join(&run.dir).join(measure::FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "reading {} (the manifest says the run succeeded)",
-                path.display()
-            )
-        })?;
-        measures.push(
-            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?,
-        );
+        let file = dir.join("runs").join(&run.dir).join(measure::FILE);
+        measures.push(super::read_run_file(&file)?);
     }
     Ok(measures)
 }

@@ -188,18 +188,8 @@ pub(super) fn merge_paths(
         outcomes.push(match summary {
             Err(e) => Err(e),
             Ok(summary) => {
-                let path = dir
-                    .join("runs")
-                    .join(&run.dir)
-                    .join(crate::score::measure::FILE);
-                let text = std::fs::read_to_string(&path).with_context(|| {
-                    format!(
-                        "reading {} (the manifest says the run succeeded)",
-                        path.display()
-                    )
-                })?;
-                let measures = serde_json::from_str(&text)
-                    .with_context(|| format!("parsing {}", path.display()))?;
+                let file = crate::score::measure::FILE;
+                let measures = super::read_run_file(&dir.join("runs").join(&run.dir).join(file))?;
                 Ok(PathRun { summary, measures })
             }
         });

@@ -197,12 +197,7 @@ impl<'a> Runs<'a> {
 
     /// What the series of a run a peer visited showed, where it was measured.
     fn measures(&self, class: &PathClass, controller: &str, seed: u64) -> Option<&'a Measures> {
-        let job = Job {
-            class: class.id.to_string(),
-            controller: controller.to_string(),
-            lossless: false,
-            seed,
-        };
+        let job = Job::of(class, controller, false, seed);
         self.measures.get(&job).copied()
     }
 
@@ -214,12 +209,7 @@ impl<'a> Runs<'a> {
         lossless: bool,
         seed: u64,
     ) -> Option<&'a Summary> {
-        let job = Job {
-            class: class.id.to_string(),
-            controller: controller.to_string(),
-            lossless,
-            seed,
-        };
+        let job = Job::of(class, controller, lossless, seed);
         self.by_job.get(&job).and_then(|o| o.as_ref().ok())
     }
 

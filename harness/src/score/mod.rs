@@ -104,6 +104,16 @@ pub struct Job {
 }
 
 impl Job {
+    /// The run of `controller` on `class` and `seed`, with or without the class's random loss.
+    pub fn of(class: &PathClass, controller: &str, lossless: bool, seed: u64) -> Job {
+        Job {
+            class: class.id.to_string(),
+            controller: controller.to_string(),
+            lossless,
+            seed,
+        }
+    }
+
     pub fn class(&self) -> anyhow::Result<&'static PathClass> {
         CLASSES
             .iter()
@@ -191,12 +201,7 @@ pub fn plan(controllers: &[String], seeds: &[u64]) -> Vec<Job> {
                     continue;
                 }
                 for &seed in seeds {
-                    jobs.push(Job {
-                        class: class.id.to_string(),
-                        controller: controller.clone(),
-                        lossless,
-                        seed,
-                    });
+                    jobs.push(Job::of(class, &controller, lossless, seed));
                 }
             }
         }

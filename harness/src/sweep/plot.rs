@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 use super::conditions::Condition;
 use super::{Record, Vary};
 use crate::output::plot::{Chart, Line, XAxis};
+use crate::stats::Estimate;
 
 /// `value` as a number and its unit suffix (`100Mbit` -> (100, "Mbit"), `0.01` -> (0.01, "")).
 fn number_and_unit(value: &str) -> Option<(f64, &str)> {
@@ -26,6 +27,18 @@ struct Mark<'a> {
     values: &'a [(String, String)],
     goodput_bps: f64,
     interval_bps: Option<(f64, f64)>,
+}
+
+impl<'a> Mark<'a> {
+    /// A condition's mean with its 95 % interval, as the line `controller` draws it.
+    fn mean(controller: String, values: &'a [(String, String)], e: &Estimate) -> Self {
+        Mark {
+            controller,
+            values,
+            goodput_bps: e.mean,
+            interval_bps: e.ci95_lo.zip(e.ci95_hi),
+        }
+    }
 }
 
 /// `goodput.{png,svg}`: total goodput vs the first varied value, one line per controller (and per
@@ -139,12 +152,7 @@ pub fn goodput_plot_repeated(
         .iter()
         .filter_map(|c| {
             let e = c.figure("goodput_total_bps")?;
-            Some(Mark {
-                controller: c.controller.clone(),
-                values: &c.values,
-                goodput_bps: e.mean,
-                interval_bps: e.ci95_lo.zip(e.ci95_hi),
-            })
+            Some(Mark::mean(c.controller.clone(), &c.values, e))
         })
         .collect();
     if varies.is_empty() {
@@ -179,13 +187,9 @@ pub fn flow_goodput_plot_repeated(
         .iter()
         .flat_map(|c| {
             c.flows.iter().filter_map(|f| {
-                let e = f.goodput_bps?;
-                Some(Mark {
-                    controller: format!("{} flow {}", c.controller, f.flow),
-                    values: &c.values,
-                    goodput_bps: e.mean,
-                    interval_bps: e.ci95_lo.zip(e.ci95_hi),
-                })
+                let e = f.goodput_bps.as_ref()?;
+                let line = format!("{} flow {}", c.controller, f.flow);
+                Some(Mark::mean(line, &c.values, e))
             })
         })
         .collect();
