@@ -10,9 +10,11 @@
 //! Balakrishnan, NSDI 2018, section 2.3).
 //!
 //! While the queue is shared, every [`DRAIN_INTERVAL_ROUNDS`] rounds, or sooner when
-//! [`JUMP_ROUNDS`] rounds in a row deliver [`RATE_JUMP`] times the average before them (the other
-//! flow left: a flow that only cut its window takes its share back within a few rounds, and
-//! while it does, its queue is briefly short, which would read as the flow's own), the window
+//! [`JUMP_ROUNDS`] rounds in a row deliver [`RATE_JUMP`] times the average before them per byte
+//! of window (the round trip shrank: the other flow left, where a flow that only cut its window
+//! takes its share back within a few rounds, and while it does, its queue is briefly short,
+//! which would read as the flow's own; per byte of window, since a flow that holds a small share
+//! raises its rate by half within a few rounds of its own growth), the window
 //! falls to half the pipe the flow delivers. Two rounds later the packets sent after the cut
 //! have been acknowledged: if the standing queue then reads short, the queue was the flow's own and
 //! it leaves the shared mode with the small window, which its own mode refills within a few rounds;
@@ -51,15 +53,21 @@ enum Phase {
     /// Rounds since the last probe ended (or the shared mode began), and rounds in a row the
     /// delivery rate has jumped.
     Waiting { rounds: u32, jumped: u32 },
-    /// A probe: the window `saved` before it, and the rounds it has lasted.
-    Draining { saved: u64, rounds: u32 },
+    /// A probe: the window `saved` before it, the delivery rate per byte of window of the round
+    /// before it, and the rounds it has lasted.
+    Draining {
+        saved: u64,
+        rate_before: f64,
+        rounds: u32,
+    },
 }
 
 /// The probe's state, reset each time the shared mode begins.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DrainProbe {
     phase: Phase,
-    /// Recent average delivery rate, bytes per second, of the rounds outside probes.
+    /// Recent average delivery rate per byte of window (one over the round trip), of the rounds
+    /// outside probes.
     average_rate: f64,
 }
 
@@ -93,6 +101,7 @@ impl DrainProbe {
     ) -> Option<DrainAction> {
         match self.phase {
             Phase::Waiting { rounds, jumped } => {
+                let rate = rate / cwnd.max(1) as f64;
                 let jumped = if rate_jumped(rate, self.average_rate) {
                     jumped + 1
                 } else {
@@ -112,27 +121,38 @@ impl DrainProbe {
                 }
                 self.phase = Phase::Draining {
                     saved: cwnd,
+                    rate_before: rate,
                     rounds: 0,
                 };
                 Some(DrainAction::Resize((pipe * DRAIN_FRACTION) as u64))
             }
-            Phase::Draining { saved, rounds } if rounds + 1 < DRAIN_ROUNDS => {
+            Phase::Draining {
+                saved,
+                rate_before,
+                rounds,
+            } if rounds + 1 < DRAIN_ROUNDS => {
                 self.phase = Phase::Draining {
                     saved,
+                    rate_before,
                     rounds: rounds + 1,
                 };
                 None
             }
-            Phase::Draining { saved, .. } => {
+            Phase::Draining {
+                saved, rate_before, ..
+            } => {
                 self.phase = Phase::Waiting {
                     rounds: 0,
                     jumped: 0,
                 };
-                Some(if short {
-                    DrainAction::LeaveShared
-                } else {
-                    DrainAction::Resize(saved.max(cwnd))
-                })
+                if short {
+                    return Some(DrainAction::LeaveShared);
+                }
+                // The queue is still another flow's, so whatever rate led here is the one to
+                // measure the next jump against: an average from rounds whose round trip no
+                // longer holds (slow start's) would read every later round as a jump.
+                self.average_rate = rate_before;
+                Some(DrainAction::Resize(saved.max(cwnd)))
             }
         }
     }
@@ -214,6 +234,34 @@ mod tests {
             assert!(rounds(&mut probe, JUMP_ROUNDS - 1, 2e6).is_empty());
             assert!(rounds(&mut probe, 1, 1e6).is_empty());
         }
+    }
+
+    #[test]
+    fn a_rate_that_grows_with_the_window_is_no_jump() {
+        let mut probe = DrainProbe::default();
+        for round in 0..DRAIN_INTERVAL_ROUNDS - 1 {
+            let cwnd = 50_000 * (1 + u64::from(round));
+            let rate = cwnd as f64 * 5.0;
+            assert_eq!(
+                probe.on_round(rate, false, cwnd, PIPE),
+                None,
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_jump_that_a_probe_finds_still_shared_is_the_rate_later_rounds_are_measured_against() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, 1, 1e6);
+        let started = (0..MIN_ROUNDS_BETWEEN + JUMP_ROUNDS)
+            .find(|_| !rounds(&mut probe, 1, 2e6).is_empty())
+            .is_some();
+        assert!(started && probe.is_draining());
+        rounds(&mut probe, DRAIN_ROUNDS, 2e6);
+        assert!(!probe.is_draining());
+        let actions = rounds(&mut probe, DRAIN_INTERVAL_ROUNDS - 1, 2e6);
+        assert!(actions.is_empty(), "{actions:?}");
     }
 
     #[test]

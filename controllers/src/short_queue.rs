@@ -29,7 +29,11 @@
 //!   does, which shares an AQM's drops evenly. Deeper, a buffer-filler is at work (CUBIC, which
 //!   most hosts run, or BBR): the flow reopens slow start from the small window its yielding
 //!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]),
-//!   whose Reno-friendly region still leaves a Reno flow its share. A loss-based flow alone
+//!   whose Reno-friendly region still leaves a Reno flow its share. CUBIC's `W_max` is the
+//!   window that carried the flow's peak rate before it yielded, at today's round trip, so its
+//!   concave growth regains that share within seconds; from the yielded window it would plateau
+//!   there, and drop-tail losses, which meet both flows at once, keep the ratio of two CUBIC
+//!   windows where it is. A loss-based flow alone
 //!   keeps a deep buffer full by itself, so the queue never reads short once the other flow
 //!   leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own part of it from time
 //!   to time, and when the delivery rate jumps for several rounds, to look.
@@ -289,7 +293,7 @@ impl ShortQueueAlgorithm {
                 if self.contested {
                     self.drain_probe(beyond_noise, target);
                 } else if beyond_noise >= DEEP_QUEUE {
-                    self.contest();
+                    self.contest(queue);
                 }
             }
             QueueOwner::Own { .. } => {
@@ -308,20 +312,31 @@ impl ShortQueueAlgorithm {
     /// this one kept its queue short, and from the small window that leaves, CUBIC's or Reno's
     /// growth takes minutes to reach an even share on a long path (on a cellular path whose
     /// buffer holds seconds, a round lasts one).
-    fn contest(&mut self) {
+    fn contest(&mut self, queue: Duration) {
         self.contested = true;
         self.contested_at = Some(self.path().rounds());
         self.drain = DrainProbe::default();
-        self.start_cubic_epoch();
+        self.start_cubic_epoch(queue);
         self.window.reopen_slow_start();
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off
-    /// to it (for CUBIC, an epoch after a reduction).
-    fn start_cubic_epoch(&mut self) {
-        let before = self.window.cwnd() as f64 / self.shared_beta();
+    /// to it (for CUBIC, an epoch after a reduction) from the larger of that window over `beta`
+    /// and the window that carries the flow's peak delivery rate through today's round trip
+    /// (the minimum RTT and the standing `queue`): the share the flow held before it yielded,
+    /// which CUBIC's concave growth then regains within seconds, where from a plateau at a
+    /// window that yielding left it takes minutes.
+    fn start_cubic_epoch(&mut self, queue: Duration) {
+        let before = (self.window.cwnd() as f64 / self.shared_beta()).max(self.held_window(queue));
         self.shared_growth
             .on_reduction(before as u64, self.window.mss());
+    }
+
+    /// The window that carries the flow's peak delivery rate through a round trip of the minimum
+    /// RTT and `queue`, bytes.
+    fn held_window(&self, queue: Duration) -> f64 {
+        let rtt = self.path().min_rtt().saturating_add(queue).as_secs_f64();
+        self.path().peak_rate() * rtt
     }
 
     /// The window factor on a shared queue's congestion: the competing rule's against a
@@ -552,9 +567,18 @@ impl ShortQueueAlgorithm {
             // A queue another flow keeps: the competing rule's cut.
             (_, QueueOwner::Shared { .. }) => {
                 let beta = self.shared_beta();
+                let reopened = self.window.state() == State::SlowStart;
                 self.window.reduce(event.now, beta);
                 if self.contested {
-                    self.shared_growth.on_reduction(cwnd, self.window.mss());
+                    // The loss that ends the slow start a contest reopened meets a buffer the
+                    // other flow keeps full: the share the flow held stays CUBIC's W_max.
+                    let queue = self.path().standing_queue().unwrap_or_default();
+                    let before = if reopened {
+                        (cwnd as f64).max(self.held_window(queue)) as u64
+                    } else {
+                        cwnd
+                    };
+                    self.shared_growth.on_reduction(before, self.window.mss());
                     self.drain.on_reduction(beta);
                 }
             }

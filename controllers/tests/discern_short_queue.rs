@@ -144,6 +144,30 @@ fn against_a_buffer_filler_the_flow_slow_starts_then_backs_off_as_cubic_does() {
 }
 
 #[test]
+fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_the_flow_held() {
+    let mut path = settled();
+    // The window that carries the rate the flow had through a round trip 60 ms longer.
+    let queue = 60 * MS;
+    let held = path.cwnd() as f64 * (RTT + queue).as_secs_f64() / RTT.as_secs_f64();
+    // A buffer-filler keeps that queue; the flow yields until it reads the queue as shared and
+    // reopens slow start, which the buffer, full already, ends at once.
+    let mut rounds = 0;
+    while path.window().state() != State::SlowStart && rounds < 20 {
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+    path.lose(1);
+    let held = held as u64;
+    // CUBIC's concave growth heads for the window the flow held (K = cbrt((W_max - cwnd) / C)
+    // seconds, in packets), where from W_max = the cut window over beta it would plateau there.
+    let cut = path.cwnd();
+    queue_for(&mut path, queue, 30);
+    let regained = (path.cwnd() - cut) as f64 / (held as f64 - cut as f64);
+    assert!(regained > 0.75, "regained {regained:.2} of the window held");
+}
+
+#[test]
 fn a_drain_probe_finds_the_buffer_filler_gone_and_the_flow_keeps_a_short_queue_again() {
     let mut path = contested();
     path.lose(1);
