@@ -3,7 +3,8 @@
 from one scoreboard run over the classes where another flow keeps a queue standing.
 
 It scores `discern` (CUBIC's rules against a deep shared queue, the default), `discern` with
-NewReno's manners there (`competing=reno`, the design before), and the peers on the sharing,
+NewReno's manners there (`competing=reno`, the design before), `discern` whose slow start ends
+by the delivery rate on a noisy path (`start=rate`), and the peers on the sharing,
 AQM, trace and jitter classes, then tabulates share, what the peer keeps and efficiency per
 class: the mean and 95 % confidence interval over the seeds.
 
@@ -20,7 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_eval import BINARY, ROOT, replace_between, run  # noqa: E402
 
-CONTROLLERS = ["discern", "discern:competing=reno", "newreno", "quinn-cubic", "quinn-bbr"]
+CONTROLLERS = ["discern", "discern:competing=reno", "discern:start=rate", "newreno",
+               "quinn-cubic", "quinn-bbr"]
 SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "congestion-60M-70ms-vs-cubic",
            "deep-5bdp-vs-cubic", "lte-tmobile-vs-cubic", "lte-att-vs-cubic",
            "umts-tmobile-vs-cubic", "deep-5bdp-vs-bbr", "lte-tmobile-vs-bbr", "codel-vs-newreno",

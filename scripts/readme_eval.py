@@ -153,6 +153,9 @@ def receiver_closed_runs(rows, controller, classes):
 # Both boards run the default controllers and BBRv3 from noq beside them: the strongest
 # loss-tolerant peer a user compares against (its runs are not reproducible, see README).
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
+# The random board also draws `discern` with `start=rate`, the other side of the frontier between
+# start-up through jitter and the queue that start-up builds.
+PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=rate"
 
 
 def scoreboard(args):
@@ -320,7 +323,7 @@ def paths_run(args):
     if args.reuse or args.from_paths:
         return out
     cmd = [BINARY, "score", "--paths", str(args.paths), "--path-seed", str(args.path_seed),
-           "--controller", BOARD_CONTROLLERS, "--jobs", str(args.jobs), "--out", str(out)]
+           "--controller", PATHS_CONTROLLERS, "--jobs", str(args.jobs), "--out", str(out)]
     print("+", " ".join(map(str, cmd)), file=sys.stderr)
     start = time.monotonic()
     done = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.DEVNULL)

@@ -8,7 +8,7 @@ use crate::factory::controller_factory;
 use crate::growth::Growth;
 use crate::param::{config, fraction, open_fraction, positive_duration, word_param, ParamError};
 use crate::registry::ClassifierRow;
-use crate::short_queue::{Competing, ShortQueueAlgorithm};
+use crate::short_queue::{Competing, NoisyStart, ShortQueueAlgorithm};
 use crate::window::Window;
 use crate::Adapter;
 
@@ -176,6 +176,10 @@ config! {
         /// How the default competes for a queue another flow keeps standing (default CUBIC).
         competing: Competing = Competing::Cubic,
             "against a buffer-filler: cubic (RFC 9438's growth, beta 0.7) or reno (NewReno's)";
+        /// What ends slow start on a noisy path (default [`NoisyStart::Delay`]).
+        start: NoisyStart = NoisyStart::Delay,
+            "what ends slow start on a path whose delay is noisy: delay (a queue, as on any \
+             path) or rate (the delivery rate stops growing, BBR's full-bandwidth check)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -247,7 +251,8 @@ impl DiscernConfig {
                 self.competing,
                 self.beta,
                 self.ecn_beta,
-            )),
+            )
+            .with_noisy_start(self.start)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
     }
@@ -285,6 +290,10 @@ word_param!(Competing, "cubic or reno", {
     "cubic" => Competing::Cubic,
     "reno" => Competing::Reno,
 });
+word_param!(NoisyStart, "delay or rate", {
+    "delay" => NoisyStart::Delay,
+    "rate" => NoisyStart::Rate,
+});
 word_param!(QueueAim, "short or full", {
     "short" => QueueAim::Short,
     "full" => QueueAim::Full,
@@ -300,6 +309,14 @@ impl DiscernConfig {
                 value: String::new(),
                 expected: "to be given without queue=full: the earlier design competes by its \
                            growth rule",
+            });
+        }
+        if self.queue == QueueAim::Full && self.start != NoisyStart::Delay {
+            return Err(ParamError {
+                name: "start",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design ends slow start \
+                           by its slow_start knob",
             });
         }
         match self.full_queue_knob_changed() {

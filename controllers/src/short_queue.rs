@@ -124,6 +124,10 @@ const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
 /// room for its transients. Behind an AQM the flow keeps NewReno's manners, which share an
 /// AQM's drops evenly; against a deeper queue it competes ([`Competing`]).
 const DEEP_QUEUE: Duration = Duration::from_millis(30);
+/// How far a contest's slow start reaches, in windows that carry the flow's peak rate at today's
+/// round trip: past the share it held, as far as a loss allows, but on a path whose capacity
+/// leaps (a cellular trace) not to several times the window that share needs.
+const REOPENED_SLOW_START_REACH: u64 = 2;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
 const SENT_WINDOWS_KEPT: usize = 32;
@@ -150,6 +154,20 @@ pub enum Competing {
     Cubic,
     /// NewReno's manners: one MSS a round, halve on congestion.
     Reno,
+}
+
+/// What ends slow start on a path whose delay is noisy ([`PathModel::is_noisy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoisyStart {
+    /// A queue of the exit threshold, as on any path: per-packet jitter can end slow start within
+    /// a round or two, far below the pipe, where a quiet path's queue is the flow's own.
+    Delay,
+    /// The delivery rate: slow start goes on while each round delivers a quarter more than the
+    /// best before it (BBR's full-bandwidth check, draft-cardwell-iccrg-bbr-congestion-control
+    /// section 4.3.1.2), whatever the delay. The window reaches the pipe through jitter, at the
+    /// cost of the queue the last rounds of doubling build on a path whose noise is the flow's
+    /// own queue building (a slow link moves by a packet time from frame to frame).
+    Rate,
 }
 
 /// Whose queue the flow sees at the bottleneck.
@@ -230,6 +248,7 @@ pub struct ShortQueueAlgorithm {
     since_probe: u32,
     beta: f64,
     ecn_beta: f64,
+    noisy_start: NoisyStart,
 }
 
 impl ShortQueueAlgorithm {
@@ -256,7 +275,14 @@ impl ShortQueueAlgorithm {
             since_probe: 0,
             beta,
             ecn_beta,
+            noisy_start: NoisyStart::Delay,
         }
+    }
+
+    /// The algorithm with `noisy_start` ending slow start on a noisy path.
+    pub fn with_noisy_start(mut self, noisy_start: NoisyStart) -> Self {
+        self.noisy_start = noisy_start;
+        self
     }
 
     /// The loss classifier and the path model it keeps.
@@ -298,6 +324,12 @@ impl ShortQueueAlgorithm {
             }
             QueueOwner::Own { .. } => {
                 self.drain = DrainProbe::default();
+                if self.window.state() == State::SlowStart
+                    && self.starts_by_rate()
+                    && self.path().pipe_filled()
+                {
+                    self.end_slow_start();
+                }
                 if self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
                     self.fast_update(queue, target);
                 }
@@ -308,7 +340,7 @@ impl ShortQueueAlgorithm {
 
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
-    /// next congestion verdict: the other flow filled the buffer from its own slow start while
+    /// next congestion verdict (or [`REOPENED_SLOW_START_REACH`] held windows): the other flow filled the buffer from its own slow start while
     /// this one kept its queue short, and from the small window that leaves, CUBIC's or Reno's
     /// growth takes minutes to reach an even share on a long path (on a cellular path whose
     /// buffer holds seconds, a round lasts one).
@@ -317,7 +349,9 @@ impl ShortQueueAlgorithm {
         self.contested_at = Some(self.path().rounds());
         self.drain = DrainProbe::default();
         self.start_cubic_epoch(queue);
-        self.window.reopen_slow_start();
+        let held = self.held_window(queue) as u64;
+        self.window
+            .reopen_slow_start(Some(REOPENED_SLOW_START_REACH * held));
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off
@@ -367,6 +401,13 @@ impl ShortQueueAlgorithm {
         path.min_rtt()
             .saturating_add(path.noise_floor())
             .as_secs_f64()
+    }
+
+    /// Whether slow start ends by the delivery rate rather than by delay: [`NoisyStart::Rate`] on
+    /// a noisy path, where it ends once the rate stops growing ([`PathModel::pipe_filled`]), as
+    /// BBR's start-up does, whatever the queue reads.
+    fn starts_by_rate(&self) -> bool {
+        self.noisy_start == NoisyStart::Rate && self.path().is_noisy()
     }
 
     /// Slow start ends on a queue of at least the exit threshold. Where that queue holds more
@@ -616,6 +657,7 @@ impl Algorithm for ShortQueueAlgorithm {
             self.sent_windows.note(batch.now, self.window.cwnd());
         } else if self.window.state() == State::SlowStart
             && matches!(self.owner, QueueOwner::Own { .. })
+            && !self.starts_by_rate()
             && self
                 .path()
                 .recent_queue()

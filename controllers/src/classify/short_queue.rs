@@ -8,6 +8,10 @@ use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 const RECENT_FRAMES: usize = 64;
 /// Frames on each side of a lost packet whose queue it is read from.
 const NEIGHBOURS: usize = 3;
+/// BBR's full-bandwidth check (draft-cardwell-iccrg-bbr-congestion-control section 4.3.1.2): the
+/// pipe is full once the delivery rate has not grown by a quarter over its best in three rounds.
+const FULL_PIPE_GROWTH: f64 = 1.25;
+const FULL_PIPE_ROUNDS: u32 = 3;
 /// Rounds over which the largest delivery rate sets the packet time of the target: a flow that
 /// shares the link delivers less than the link's rate, and a target in packet times of its own
 /// share would grow as the share shrinks.
@@ -82,6 +86,10 @@ pub struct PathModel {
     round_start: Option<Instant>,
     /// Sum (seconds) and count of the short-window minima of the current round.
     round_queue_sum: f64,
+    /// The best delivery rate of [`Self::pipe_filled`]'s check, and the rounds since it last
+    /// grew by [`FULL_PIPE_GROWTH`].
+    full_pipe_rate: f64,
+    rounds_without_growth: u32,
     /// Sum (seconds) of the same minima of the raw RTT samples, with the ACK Delay the receiver
     /// claims left in: what a receiver that lies in its ACK Delay cannot hide.
     round_raw_queue_sum: f64,
@@ -123,6 +131,8 @@ impl Default for PathModel {
             frames: VecDeque::with_capacity(RECENT_FRAMES),
             round_start: None,
             round_queue_sum: 0.0,
+            full_pipe_rate: 0.0,
+            rounds_without_growth: 0,
             round_raw_queue_sum: 0.0,
             standing_raw: Duration::ZERO,
             round_frames: 0,
@@ -195,6 +205,22 @@ impl PathModel {
             .take(rounds)
             .copied()
             .fold(0.0, f64::max)
+    }
+
+    /// Whether the delivery rate has stopped growing: three rounds without a quarter's growth
+    /// over its best (BBR's full-bandwidth check, draft-cardwell-iccrg-bbr-congestion-control
+    /// section 4.3.1.2). Read in slow start, where the window doubles each round.
+    pub fn pipe_filled(&self) -> bool {
+        self.rounds_without_growth >= FULL_PIPE_ROUNDS
+    }
+
+    fn check_full_pipe(&mut self, rate: f64) {
+        if rate >= FULL_PIPE_GROWTH * self.full_pipe_rate {
+            self.full_pipe_rate = rate;
+            self.rounds_without_growth = 0;
+        } else {
+            self.rounds_without_growth += 1;
+        }
     }
 
     /// The delivery rate of the last complete round, bytes per second (zero before one).
@@ -379,7 +405,9 @@ impl PathModel {
                     if self.rates.len() == PEAK_ROUNDS {
                         self.rates.pop_front();
                     }
-                    self.rates.push_back(self.round_acked as f64 / span);
+                    let rate = self.round_acked as f64 / span;
+                    self.rates.push_back(rate);
+                    self.check_full_pipe(rate);
                     self.peak_rate = self.rates.iter().copied().fold(0.0, f64::max);
                 }
                 if self.round_frames > 0 {
