@@ -91,6 +91,7 @@ def column(out, name):
     return {
         "goodput": mean([f["goodput"] for f in figs]),
         "drops": {c: mean([f["drops"][c] for f in figs]) for c in CAUSES},
+        "drop_tail_per_seed": [f["drops"]["drop_tail"] for f in figs],
         "channel": mean([f["channel"] for f in figs]),
         "ce": mean([f["ce"] for f in figs]),
         "engine": figs[0]["engine"],
@@ -100,7 +101,11 @@ def column(out, name):
 def drops_text(c):
     if c is None:
         return "-"
-    parts = [f"{c['drops'][k]:.0f} {k}" for k in CAUSES if c["drops"][k] > 0]
+    # A drop-tail count is all or nothing per run (whether slow start overflowed the queue), so
+    # each seed's is given rather than a mean.
+    parts = [("/".join(str(n) for n in c["drop_tail_per_seed"]) if k == "drop_tail"
+              else f"{c['drops'][k]:.0f}") + f" {k}"
+             for k in CAUSES if c["drops"][k] > 0]
     if c["channel"] > 0:
         parts.append(f"{c['channel']:.0f} channel")
     if c["ce"] > 0:
@@ -126,7 +131,8 @@ def table(out, files):
                      f"{drops_text(sim)} | {drops_text(user)} | {drops_text(kern)} |")
     lines += [
         "",
-        f"Seeds {', '.join(map(str, SEEDS))} (means over them); 4 s runs at 4 Mbit/s, 20 ms, "
+        f"Seeds {', '.join(map(str, SEEDS))} (means over them, but drop-tail counts seed by "
+        "seed: whether slow start overflowed the queue); 4 s runs at 4 Mbit/s, 20 ms, "
         f"goodput from {FROM_S:g} s on; drops are the bottleneck's forward queue drops by who "
         "dropped them. User-space column: "
         + (", ".join(sorted(engines)) if engines else "not run (needs root)")
