@@ -101,13 +101,13 @@ impl DrainProbe {
     ) -> Option<DrainAction> {
         match self.phase {
             Phase::Waiting { rounds, jumped } => {
-                let rate = rate / cwnd.max(1) as f64;
-                let jumped = if rate_jumped(rate, self.average_rate) {
+                let per_byte = rate / cwnd.max(1) as f64;
+                let jumped = if rate_jumped(per_byte, self.average_rate) {
                     jumped + 1
                 } else {
                     // The average moves only outside a jump, so that a lasting one is measured
                     // against the rate before it.
-                    self.average_rate = average(self.average_rate, rate);
+                    self.average_rate = average(self.average_rate, per_byte);
                     0
                 };
                 let due = rounds + 1 >= DRAIN_INTERVAL_ROUNDS
@@ -121,7 +121,7 @@ impl DrainProbe {
                 }
                 self.phase = Phase::Draining {
                     saved: cwnd,
-                    rate_before: rate,
+                    rate_before: per_byte,
                     rounds: 0,
                 };
                 Some(DrainAction::Resize((pipe * DRAIN_FRACTION) as u64))

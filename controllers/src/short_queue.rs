@@ -340,28 +340,28 @@ impl ShortQueueAlgorithm {
 
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
-    /// next congestion verdict (or [`REOPENED_SLOW_START_REACH`] held windows): the other flow filled the buffer from its own slow start while
-    /// this one kept its queue short, and from the small window that leaves, CUBIC's or Reno's
-    /// growth takes minutes to reach an even share on a long path (on a cellular path whose
-    /// buffer holds seconds, a round lasts one).
+    /// next congestion verdict (or [`REOPENED_SLOW_START_REACH`] held windows): the other flow
+    /// filled the buffer from its own slow start while this one kept its queue short, and from
+    /// the small window that leaves, CUBIC's or Reno's growth takes minutes to reach an even
+    /// share on a long path (on a cellular path whose buffer holds seconds, a round lasts one).
     fn contest(&mut self, queue: Duration) {
         self.contested = true;
         self.contested_at = Some(self.path().rounds());
         self.drain = DrainProbe::default();
-        self.start_cubic_epoch(queue);
-        let held = self.held_window(queue) as u64;
+        let held = self.held_window(queue);
+        self.start_cubic_epoch(held);
         self.window
-            .reopen_slow_start(Some(REOPENED_SLOW_START_REACH * held));
+            .reopen_slow_start(REOPENED_SLOW_START_REACH * held as u64);
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off
     /// to it (for CUBIC, an epoch after a reduction) from the larger of that window over `beta`
-    /// and the window that carries the flow's peak delivery rate through today's round trip
-    /// (the minimum RTT and the standing `queue`): the share the flow held before it yielded,
-    /// which CUBIC's concave growth then regains within seconds, where from a plateau at a
-    /// window that yielding left it takes minutes.
-    fn start_cubic_epoch(&mut self, queue: Duration) {
-        let before = (self.window.cwnd() as f64 / self.shared_beta()).max(self.held_window(queue));
+    /// and `held`, the window that carries the flow's peak delivery rate through today's round
+    /// trip ([`Self::held_window`]): the share the flow held before it yielded, which CUBIC's
+    /// concave growth then regains within seconds, where from a plateau at a window that
+    /// yielding left it takes minutes.
+    fn start_cubic_epoch(&mut self, held: f64) {
+        let before = (self.window.cwnd() as f64 / self.shared_beta()).max(held);
         self.shared_growth
             .on_reduction(before as u64, self.window.mss());
     }

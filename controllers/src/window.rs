@@ -148,12 +148,12 @@ impl Window {
         self.avoidance_credit = 0;
     }
 
-    /// Slow start again from where the window stands, until the next reduction or `until` bytes
-    /// if given, limited above [`MAX_SSTHRESH_PACKETS`] (RFC 3742) whatever the window was built
-    /// with: a flow that reopens slow start meets a buffer that is already full, where one
-    /// doubling of a large window would drop thousands of packets.
-    pub fn reopen_slow_start(&mut self, until: Option<u64>) {
-        self.ssthresh = until.map_or(u64::MAX, |bytes| bytes.max(self.cwnd));
+    /// Slow start again from where the window stands, until the next reduction or `until` bytes,
+    /// limited above [`MAX_SSTHRESH_PACKETS`] (RFC 3742) whatever the window was built with: a
+    /// flow that reopens slow start meets a buffer that is already full, where one doubling of a
+    /// large window would drop thousands of packets.
+    pub fn reopen_slow_start(&mut self, until: u64) {
+        self.ssthresh = until.max(self.cwnd);
         self.avoidance_credit = 0;
         let limit = self.max_ssthresh_packets.unwrap_or(MAX_SSTHRESH_PACKETS);
         self.max_ssthresh_packets = Some(limit.min(MAX_SSTHRESH_PACKETS));
