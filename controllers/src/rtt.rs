@@ -35,16 +35,25 @@
 //!
 //! # What is credited
 //!
-//! A receiver can hold an ACK frame no longer than the time since it sent its previous one: the
-//! frame's newest packet is new, so it arrived after that previous frame left (an ACK frame
-//! acknowledges everything received before it). The sender sees that interval, give or take the
-//! return path's delay variation, as the time between the two frames' arrivals. The delay a
-//! classifier is given ([`RttSample::ack_delay`] of [`AckBatch::resolved`]) is the recovered one
-//! capped at that interval. An honest receiver never reports more; a receiver that inflates its
-//! ACK Delay on the frames that reveal a loss, to make a queue look like noise (an
-//! optimistic-ACK attack on the delay signal, RFC 9000 section 21.4), gains at most one frame
-//! interval of queue, a packet time or two on a busy path. The claim itself stays in
-//! [`Resolved::claimed`], which the `rtt` trace event reports.
+//! A receiver holds an ACK only while it waits for a reason to send one. RFC 9000 section 13.2.2
+//! has it send at once on its second ack-eliciting packet, so a frame that newly acknowledges
+//! two or more was due the moment its newest packet arrived: it is credited no delay, whatever
+//! it claims. Only a frame that acknowledges a lone packet can have waited for the receiver's
+//! timer, and it can have waited no longer than the time since the receiver sent its previous
+//! frame: the frame's newest packet is new, so it arrived after that previous frame left (an ACK
+//! frame acknowledges everything received before it). The sender sees that interval, give or
+//! take the return path's delay variation, as the time between the two frames' arrivals. The
+//! delay a classifier is given ([`RttSample::ack_delay`] of [`AckBatch::resolved`]) is the
+//! recovered one within those two bounds ([`credited_ack_delay`]).
+//!
+//! An honest receiver never reports more. A receiver that inflates its ACK Delay to make a queue
+//! look like noise (an optimistic-ACK attack on the delay signal, RFC 9000 section 21.4) gains
+//! nothing on the frames of a bulk transfer, and at most one frame interval, a packet time or
+//! two on a busy path, on a lone packet's. What this costs an honest receiver is the delay of a
+//! timer-driven frame of several packets: one that acknowledges fewer than a negotiated
+//! ACK-frequency threshold (draft-ietf-quic-ack-frequency) on a slow path, whose wait then
+//! reads as queue. The claim itself stays in [`Resolved::claimed`], which the `rtt` trace event
+//! reports.
 //!
 //! # What cannot be recovered
 //!
@@ -58,6 +67,10 @@ use std::time::{Duration, Instant};
 use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, AckBatch, RttSample};
+
+/// Ack-eliciting packets on whose arrival an RFC 9000 receiver acknowledges at once (section
+/// 13.2.2, "at least two"): a frame that newly acknowledges as many was not held.
+const IMMEDIATE_ACK_PACKETS: u64 = 2;
 
 /// A frame quinn folded into its estimator (or the tracker expects it did), with the figures its
 /// ACK delay will be recovered from.
@@ -76,6 +89,8 @@ struct Awaiting {
     /// The interval since the frame before it that set a new largest packet number: the longest
     /// the receiver can have held this one.
     since_previous: Option<Duration>,
+    /// Ack-eliciting packets the frame newly acknowledged.
+    acked_packets: u64,
 }
 
 /// One frame whose ACK delay has been recovered.
@@ -195,6 +210,7 @@ impl RttTracker {
                 since_previous: self
                     .previous_frame_at
                     .map(|p| at.saturating_duration_since(p)),
+                acked_packets,
             });
             self.previous_frame_at = Some(at);
             self.estimator_primed = true;
@@ -239,7 +255,11 @@ impl RttTracker {
                 latest,
                 smoothed: awaiting.smoothed_before,
                 min,
-                ack_delay: credited_ack_delay(claimed, awaiting.since_previous),
+                ack_delay: credited_ack_delay(
+                    claimed,
+                    awaiting.since_previous,
+                    awaiting.acked_packets,
+                ),
             },
             claimed,
         };
@@ -276,10 +296,19 @@ impl RttTracker {
     }
 }
 
-/// The part of a frame's `claimed` ACK delay a classifier may take out of its sample: at most
-/// `since_previous`, the interval since the frame before it (see the module documentation). The
-/// first frame has no interval to bound it, and quinn applies no delay to its sample anyway.
-pub fn credited_ack_delay(claimed: Duration, since_previous: Option<Duration>) -> Duration {
+/// The part of a frame's `claimed` ACK delay a classifier may take out of its sample: none if the
+/// frame newly acknowledged `acked_packets >= 2` ack-eliciting packets (the receiver owed that
+/// ACK at once), else at most `since_previous`, the interval since the frame before it (see the
+/// module documentation). The first frame has no interval to bound it, and quinn applies no
+/// delay to its sample anyway.
+pub fn credited_ack_delay(
+    claimed: Duration,
+    since_previous: Option<Duration>,
+    acked_packets: u64,
+) -> Duration {
+    if acked_packets >= IMMEDIATE_ACK_PACKETS {
+        return Duration::ZERO;
+    }
     since_previous.map_or(claimed, |most| claimed.min(most))
 }
 
@@ -360,11 +389,23 @@ mod tests {
 
     #[test]
     fn no_more_delay_is_credited_than_the_interval_since_the_frame_before() {
-        // A receiver that claims to have held a frame for 20 ms, 2 ms after its previous frame,
-        // is credited 2 ms; an honest lone packet's 20 ms after a 30 ms pause, all of it.
-        assert_eq!(credited_ack_delay(20 * MS, Some(2 * MS)), 2 * MS);
-        assert_eq!(credited_ack_delay(20 * MS, Some(30 * MS)), 20 * MS);
-        assert_eq!(credited_ack_delay(20 * MS, None), 20 * MS);
+        // A receiver that claims to have held a lone packet's frame for 20 ms, 2 ms after its
+        // previous frame, is credited 2 ms; an honest lone packet's 20 ms after a 30 ms pause,
+        // all of it.
+        assert_eq!(credited_ack_delay(20 * MS, Some(2 * MS), 1), 2 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, Some(30 * MS), 1), 20 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, None, 1), 20 * MS);
+    }
+
+    #[test]
+    fn a_frame_the_receiver_owed_at_once_is_credited_no_delay() {
+        // Two or more ack-eliciting packets oblige an immediate ACK, whatever the frame claims
+        // and however long ago the frame before it came.
+        assert_eq!(
+            credited_ack_delay(20 * MS, Some(30 * MS), 2),
+            Duration::ZERO
+        );
+        assert_eq!(credited_ack_delay(5 * MS, None, 10), Duration::ZERO);
     }
 
     #[test]
