@@ -219,9 +219,10 @@ pub fn end_commands(
     mtu: u16,
 ) -> Result<Vec<Vec<String>>, String> {
     let mut cmds = vec![tbf_command(dev, link, mtu)];
-    if let Some(aqm) = link.aqm {
-        cmds.push(aqm_command(dev, link.queue, aqm.kind, aqm.ecn));
-    }
+    cmds.push(match link.aqm {
+        Some(aqm) => aqm_command(dev, link.queue, aqm.kind, aqm.ecn),
+        None => drop_tail_command(dev, link.queue),
+    });
     cmds.push(clsact(dev));
     if let Some(police) = link.police {
         cmds.push(police_filter(dev, police));
@@ -248,6 +249,17 @@ fn tbf_command(dev: &str, link: &Link, mtu: u16) -> Vec<String> {
         "limit".into(),
         limit.to_string(),
     ]);
+    cmd
+}
+
+/// The drop-tail queue under tbf: a `pfifo` of `queue` packets besides the one tbf holds back
+/// for its tokens, counted in packets as the simulator counts them (and as the AQMs' `limit`
+/// counts). tbf's own `limit`, which sizes its default child, is in bytes of the frame on the
+/// device, Ethernet header included, so it holds a different number of packets for every
+/// datagram size.
+fn drop_tail_command(dev: &str, queue: usize) -> Vec<String> {
+    let mut cmd = words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"]);
+    cmd.extend(["pfifo".into(), "limit".into(), (queue + 1).to_string()]);
     cmd
 }
 
@@ -419,6 +431,7 @@ mod tests {
             joined(&cmds),
             vec![
                 "qdisc add dev l0 root handle 1: tbf rate 20000000bit burst 3000 limit 61500",
+                "qdisc add dev l0 parent 1:1 handle 10: pfifo limit 41",
                 "qdisc add dev l0 clsact",
                 "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us loss random 2%",
                 "filter add dev l0 ingress matchall action mirred egress redirect dev i0",
@@ -428,7 +441,7 @@ mod tests {
         // no) loss.
         let rev = end_commands("l0", "i0", &l, &l.reverse_loss, 1500).unwrap();
         assert_eq!(
-            rev[2].join(" "),
+            rev[3].join(" "),
             "qdisc add dev i0 root handle 1: netem limit 1000 delay 15000us"
         );
     }
@@ -457,7 +470,7 @@ mod tests {
         l.delay = Duration::from_millis(50);
         let cmds = end_commands("l3", "i3", &l, &l.loss, 1500).unwrap();
         // 1 Gbit/s x 50 ms / 1500 B = 4167 packets in flight; x4 + 2 queues.
-        assert!(cmds[2].join(" ").contains("limit 16748 "));
+        assert!(cmds[3].join(" ").contains("limit 16748 "));
         assert!(cmds[0].join(" ").contains("burst 125000 "));
     }
 
@@ -701,6 +714,7 @@ mod tests {
             lines(access, &access.loss),
             vec![
                 "qdisc add dev d root handle 1: tbf rate 1000000000bit burst 125000 limit 1501500",
+                "qdisc add dev d parent 1:1 handle 10: pfifo limit 1001",
                 "qdisc add dev d clsact",
                 "qdisc add dev i root handle 1: netem limit 2336 delay 1000us",
                 "filter add dev d ingress matchall action mirred egress redirect dev i",
