@@ -71,7 +71,8 @@ impl Metric {
             }
             Metric::PeerKept => {
                 "beside newreno, quinn-cubic or quinn-bbr: the peer's goodput against this \
-                 controller / against a flow of its own kind on the same path"
+                 controller / against a flow of its own kind on the same path; undefined where \
+                 against its own kind it delivered less than a twentieth of the capacity"
             }
             Metric::QueueP95VsBudget => {
                 "alone: the bottleneck's p95 queueing delay / max(10 ms, base RTT / 4)"
@@ -129,6 +130,22 @@ impl<'a> Runs<'a> {
     }
 }
 
+/// The least a peer must deliver against a flow of its own kind, as a share of the bottleneck's
+/// capacity, for what it keeps beside the controller to be measured: a tenth of an even split.
+/// A ratio to almost nothing says nothing (one BBRv1 flow can starve another of its kind behind
+/// a shallow buffer, and whatever the peer gets beside the controller is then many times it), and
+/// a few such paths would make the mean of the ratio.
+const MIN_REFERENCE_SHARE: f64 = 0.05;
+
+/// What a peer that delivered `beside` (bits per second) against the controller keeps of the
+/// `reference` it delivered against its own kind, on a bottleneck of `capacity`: undefined where
+/// the reference is below [`MIN_REFERENCE_SHARE`] of the capacity.
+fn peer_kept(beside: f64, reference: f64, capacity: f64) -> Option<f64> {
+    (reference >= MIN_REFERENCE_SHARE * capacity)
+        .then(|| ratio(beside, reference))
+        .flatten()
+}
+
 /// `a / b`, defined when `b` is positive and the result finite.
 fn ratio(a: f64, b: f64) -> Option<f64> {
     (b > 0.0).then(|| a / b).filter(|v| v.is_finite())
@@ -154,13 +171,13 @@ pub fn values(
         }
     };
     let budget = path.queue_budget_s();
+    let capacity = s
+        .links
+        .first()
+        .and_then(|l| l.trace.as_ref())
+        .map_or(layout.capacity_bps, |t| t.mean_capacity_bps);
     match path.peer {
         None => {
-            let capacity = s
-                .links
-                .first()
-                .and_then(|l| l.trace.as_ref())
-                .map_or(layout.capacity_bps, |t| t.mean_capacity_bps);
             let expected = (1.0 - path.loss.mean_rate()) * capacity;
             set(
                 Metric::Efficiency,
@@ -188,7 +205,7 @@ pub fn values(
                     Metric::PeerKept,
                     flow(1)
                         .zip(reference)
-                        .and_then(|(a, b)| ratio(a.goodput_bps, b.goodput_bps)),
+                        .and_then(|(a, b)| peer_kept(a.goodput_bps, b.goodput_bps, capacity)),
                 );
             }
             if peer.timing == PeerTiming::LeavesEarly {
@@ -200,4 +217,19 @@ pub fn values(
         }
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::peer_kept;
+
+    #[test]
+    fn what_a_peer_keeps_is_measured_only_against_a_reference_that_had_a_share() {
+        // 10 Mbit/s: a peer that got 4 Mbit/s against its own kind and 3 beside the controller.
+        assert_eq!(peer_kept(3e6, 4e6, 10e6), Some(0.75));
+        // Against its own kind it starved (0.1 Mbit/s): 3 Mbit/s beside the controller is no
+        // thirtyfold gain worth averaging.
+        assert_eq!(peer_kept(3e6, 0.1e6, 10e6), None);
+        assert_eq!(peer_kept(3e6, 0.0, 10e6), None);
+    }
 }
