@@ -8,7 +8,9 @@ mod sim_common;
 use std::time::Duration;
 
 use quinn_discern_harness::report::{LiedAcks, RunOutput};
-use quinn_discern_harness::scenario::{LieLength, LieWhen, LiedDelay, ReceiverLies, Scenario};
+use quinn_discern_harness::scenario::{
+    Aqm, AqmKind, CoDel, LieLength, LieWhen, LiedDelay, LossModel, ReceiverLies, Scenario,
+};
 use quinn_discern_harness::sim::{self, PacketProtection};
 use sim_common::*;
 
@@ -93,6 +95,62 @@ fn a_lie_kept_to_the_field_s_length_is_mostly_capped_and_one_that_grows_is_told_
         "kept {k:?}, grown {g:?}"
     );
     assert!(g.lie_max_us <= 25_000 && g.lie_max_us > 504, "{g:?}");
+}
+
+/// `discern` beside `newreno` behind CoDel (RFC 8289 defaults), 20 Mbit/s, 40 ms, no random
+/// loss, for 10 s: every loss is CoDel's, `discern`'s receiver lying as `lies` says.
+fn behind_codel(lies: Option<ReceiverLies>) -> RunOutput {
+    let mut l = link("l", 20.0, 20, 1000, LossModel::None);
+    l.aqm = Some(Aqm {
+        kind: AqmKind::CoDel(CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        }),
+        ecn: false,
+    });
+    let mut liar = flow("discern", 0, None);
+    liar.receiver_lies = lies;
+    let flows = vec![liar, flow("newreno", 0, None)];
+    let s = sim_common::scenario("liar-codel", 10.0, 3, vec![l], flows);
+    sim::run(&s).expect("run")
+}
+
+#[test]
+fn a_receiver_that_claims_its_queue_as_ack_delay_buys_no_tolerance_of_codel_s_drops() {
+    // The oracle liar reports, on every frame, the queueing its newest packet met. Every frame
+    // of the bulk transfer acknowledges two packets, which the receiver owed at once, so the
+    // sender credits none of it: CoDel's drops stay congestion, and newreno keeps its share.
+    let oracle = ReceiverLies {
+        ack_delay: LiedDelay::Queue,
+        when: LieWhen::Always,
+        length: LieLength::Grow,
+        line: 0,
+    };
+    let honest = behind_codel(None);
+    let lying = behind_codel(Some(oracle));
+    assert!(lied(&lying).rewritten > 500, "{:?}", lied(&lying));
+    let congestion_share = |o: &RunOutput| {
+        let v = &o.summary.flows[0].verdicts;
+        v.congestion as f64 / (v.congestion + v.random).max(1) as f64
+    };
+    // Credited up to a frame interval, the lie made most of them read as random.
+    assert!(
+        congestion_share(&honest) > 0.9,
+        "{:?}",
+        honest.summary.flows[0].verdicts
+    );
+    assert!(
+        congestion_share(&lying) > 0.8,
+        "{:?}",
+        lying.summary.flows[0].verdicts
+    );
+    let peer = |o: &RunOutput| o.summary.flows[1].goodput_bps;
+    assert!(
+        peer(&lying) > 0.8 * peer(&honest),
+        "newreno {} beside the liar, {} beside the honest receiver",
+        peer(&lying),
+        peer(&honest)
+    );
 }
 
 #[test]
