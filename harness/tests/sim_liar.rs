@@ -1,7 +1,8 @@
 //! A receiver that lies about its ACK Delay (`receiver_lies`): the simulator rewrites the field of
 //! every application-space ACK frame it should, the sender reads the lie, and the ground truth in
-//! `summary.json` says what was reported against what was true. Neither real packet protection
-//! nor the namespace runner can host it, and both say why.
+//! `summary.json` says what was reported against what was true. What the sender credits of the
+//! lie buys `discern` no tolerance of an AQM's drops. Neither real packet protection nor the
+//! namespace runner can host it, and both say why.
 
 mod sim_common;
 
