@@ -8,7 +8,11 @@ Per controller, lie and queue: what the peer keeps beside the lie / beside the h
 (`peer_kept_vs_honest`), the queue's drops / the honest run's (`queue_drops_vs_honest`), the
 controller's loss rate / the honest run's (`loss_rate_vs_honest`), its share, the mean lie and
 the share of lies the ACK Delay field's encoded length capped. Each cell is the mean and 95 %
-confidence interval over the seeds. The goals (issue 27) are checked on the means beside newreno:
+confidence interval over the seeds. A last column counts the seeds in which the controller ran
+away: it lost more than RUNAWAY_LOSS of the packets it sent and called most of its loss events
+random (no class has random loss), so it read the queue's drops as noise and never backed off. A controller that does so with an honest receiver as well
+flips between the two on a chaotic path, and a ratio to the honest run on the same seed then
+compares a runaway with a run that is not. The goals (issue 27) are checked on the means beside newreno:
 kept >= 0.90, drops <= 1.5x, loss rate <= 2x.
 
     scripts/liars_eval.py --run --controller discern      # runs `discern score --class 'lie-*'`
@@ -48,6 +52,28 @@ GOALS = [
 ]
 
 
+# A flow that loses more than this share of what it sent on a path without random loss, and calls
+# most of its loss events random, has run away: it reads the queue's drops as noise. (Two flows
+# on a 1 BDP drop-tail queue lose a few percent each while backing off as they should.)
+RUNAWAY_LOSS = 0.05
+
+
+def runaway_seeds(score_dir):
+    """(controller, class) -> the seeds whose flow 0 ran away, from each run's summary.json."""
+    out = {}
+    for f in (score_dir / "runs").glob("*/summary.json"):
+        s = json.load(open(f))
+        flow = s["flows"][0]
+        sent = flow["packets_delivered"] + flow["lost_packets"]
+        key = (flow["controller"], s["scenario"])
+        out.setdefault(key, set())
+        verdicts = flow["verdicts"]
+        if (sent and flow["lost_packets"] > RUNAWAY_LOSS * sent
+                and verdicts["random"] > verdicts["congestion"]):
+            out[key].add(s["seed"])
+    return out
+
+
 def twin(c):
     """The honest class a lying class is measured beside, from its description (`as ID, ...`)."""
     return c["description"].split(",")[0].removeprefix("as ")
@@ -57,8 +83,13 @@ def lying_classes(classes):
     return [c for c in classes if c["family"] == "a receiver that lies"]
 
 
-def section(rows, classes, board):
+def section(rows, classes, board, runaways):
     by = {(r["controller"], r["class"], r["figure"]): r for r in rows}
+
+    def ran_away(controller, class_id):
+        seeds = runaways.get((controller, class_id))
+        return "-" if seeds is None else str(len(seeds))
+
     lying = lying_classes(classes)
     lines = [
         f"{board['seeds'][0]}..{board['seeds'][-1]} ({len(board['seeds'])} seeds); each row a "
@@ -68,7 +99,9 @@ def section(rows, classes, board):
         "up to quinn's 25 ms; `25ms` a constant; `always` in every frame, `gap` only in frames "
         "that reveal a loss. The classes write each lie at the length it needs (`length = "
         "\"grow\"`); `lies capped` is the share of rewritten frames whose lie a kept length "
-        "could not hold (none here). The scoreboard ran the simulator's default null packet "
+        "could not hold (none here); `runaways` counts the seeds in which the controller ran away, "
+        f"losing more than {RUNAWAY_LOSS:.0%} of what it sent and calling most of its loss events "
+        "random (no class has random loss), with an honest receiver in the honest row. The scoreboard ran the simulator's default null packet "
         "protection.",
     ]
     for controller in board["controllers"]:
@@ -77,17 +110,19 @@ def section(rows, classes, board):
             if not mine:
                 continue
             lines += ["", f"**{controller} beside {'quinn-cubic' if peer == 'cubic' else peer}**", ""]
-            lines.append("| lie | " + " | ".join(h for _, h, _, _ in COLUMNS) + " |")
-            lines.append("|---|" + "---|" * len(COLUMNS))
+            lines.append("| lie | " + " | ".join(h for _, h, _, _ in COLUMNS) + " | runaways |")
+            lines.append("|---|" + "---|" * (len(COLUMNS) + 1))
             shown = set()
             for c in mine:
                 honest = twin(c)
                 if honest not in shown:
                     shown.add(honest)
                     share = fmt(estimate(by.get((controller, honest, "share"))))
-                    lines.append(f"| honest receiver (`{honest}`) | 1 | 1 | 1 | {share} | 0 | - |")
+                    lines.append(f"| honest receiver (`{honest}`) | 1 | 1 | 1 | {share} | 0 | - "
+                                 f"| {ran_away(controller, honest)} |")
                 cells = [fmt(estimate(by.get((controller, c["id"], f))), s, d)
                          for f, _, s, d in COLUMNS]
+                cells.append(ran_away(controller, c["id"]))
                 lines.append(f"| {c['label']} | " + " | ".join(cells) + " |")
         goals = goal_lines(by, controller, [c for c in lying if c["id"].endswith("-vs-newreno")])
         if goals:
@@ -129,7 +164,7 @@ def main():
         subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(out / "score.csv", newline="")))
     board = json.load(open(out / "score.json"))
-    text = section(rows, board["classes"], board)
+    text = section(rows, board["classes"], board, runaway_seeds(out))
     if args.print:
         print(text)
     else:
