@@ -113,20 +113,39 @@ def fmt(est):
     return f"{mean:.3f}" if half is None else f"{mean:.3f} ± {half:.3f}"
 
 
+# Figures measured against a reference run (the peer beside a flow of its own kind).
+AGAINST_REFERENCE = {"peer_kept"}
+
+
+def reference_missing(controller, c, figure, by):
+    """Whether `figure` has no value only because its reference run has none: the controller's
+    own runs on the class were measured (their share), the peer beside its own kind was not (a
+    receiver that closed the connection on every seed, or a failed run)."""
+    return figure in AGAINST_REFERENCE and (controller, c, "share") in by
+
+
 def row(goal, controller, by, classes):
     words, figure, test, covered, coming = goal
     present = [c for c in covered if c in classes]
-    cells, met = [], True
+    cells, met, unmeasurable = [], True, False
     for c in present:
         est = by.get((controller, c, figure))
-        if est is None:
+        if est is None and reference_missing(controller, c, figure, by):
+            cells.append(f"{c}: no reference (no run of the peer beside its own kind was measured)")
+            unmeasurable = True
+        elif est is None:
             cells.append(f"{c}: no value")
             met = False
         else:
             cells.append(f"{c}: {fmt(est)}")
             met = met and test(est[0])
     cells += [f"{c}: no class yet" for c in coming + [c for c in covered if c not in classes]]
-    verdict = ("met" if met else "**not met**") if present else "no class yet"
+    if not present:
+        verdict = "no class yet"
+    elif not met:
+        verdict = "**not met**"
+    else:
+        verdict = "not measurable" if unmeasurable else "met"
     return f"| {words} | `{controller}` | {'; '.join(cells)} | {verdict} |"
 
 
@@ -136,7 +155,8 @@ def table(board, controllers):
     seeds = board.get("seeds", [])
     lines = [f"Bottleneck goals over {len(seeds)} seed(s): mean ± 95 % CI half width per class. "
              "A goal is met when the mean satisfies it on every class listed that exists "
-             "(the interval is not tested); a class without a value fails it.", "",
+             "(the interval is not tested); a class without a value fails it, except where the "
+             "reference a figure is measured against has none: that goal is not measurable.", "",
              "| goal | controller | measured | met |", "|---|---|---|---|"]
     for goal in GOALS:
         for controller in controllers:
