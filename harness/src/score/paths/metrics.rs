@@ -72,7 +72,7 @@ impl Metric {
             Metric::PeerKept => {
                 "beside newreno, quinn-cubic or quinn-bbr: the peer's goodput against this \
                  controller / against a flow of its own kind on the same path; undefined where \
-                 against its own kind it delivered less than a twentieth of the capacity"
+                 against its own kind it took less than a twentieth of what the two delivered"
             }
             Metric::QueueP95VsBudget => {
                 "alone: the bottleneck's p95 queueing delay / max(10 ms, base RTT / 4)"
@@ -130,18 +130,18 @@ impl<'a> Runs<'a> {
     }
 }
 
-/// The least a peer must deliver against a flow of its own kind, as a share of the bottleneck's
-/// capacity, for what it keeps beside the controller to be measured: a tenth of an even split.
-/// A ratio to almost nothing says nothing (one BBRv1 flow can starve another of its kind behind
-/// a shallow buffer, and whatever the peer gets beside the controller is then many times it), and
-/// a few such paths would make the mean of the ratio.
+/// The least share a peer must take against a flow of its own kind (of what the two delivered)
+/// for what it keeps beside the controller to be measured: a tenth of an even split. A ratio to
+/// almost nothing says nothing (one BBRv1 flow can starve another of its kind behind a shallow
+/// buffer, and whatever the peer gets beside the controller is then many times it), and a few
+/// such paths would make the mean of the ratio.
 const MIN_REFERENCE_SHARE: f64 = 0.05;
 
 /// What a peer that delivered `beside` (bits per second) against the controller keeps of the
-/// `reference` it delivered against its own kind, on a bottleneck of `capacity`: undefined where
-/// the reference is below [`MIN_REFERENCE_SHARE`] of the capacity.
-fn peer_kept(beside: f64, reference: f64, capacity: f64) -> Option<f64> {
-    (reference >= MIN_REFERENCE_SHARE * capacity)
+/// `reference` it delivered against its own kind, where the two flows of that run delivered
+/// `reference_total`: undefined where the reference is below [`MIN_REFERENCE_SHARE`] of it.
+fn peer_kept(beside: f64, reference: f64, reference_total: f64) -> Option<f64> {
+    (reference >= MIN_REFERENCE_SHARE * reference_total)
         .then(|| ratio(beside, reference))
         .flatten()
 }
@@ -171,13 +171,13 @@ pub fn values(
         }
     };
     let budget = path.queue_budget_s();
-    let capacity = s
-        .links
-        .first()
-        .and_then(|l| l.trace.as_ref())
-        .map_or(layout.capacity_bps, |t| t.mean_capacity_bps);
     match path.peer {
         None => {
+            let capacity = s
+                .links
+                .first()
+                .and_then(|l| l.trace.as_ref())
+                .map_or(layout.capacity_bps, |t| t.mean_capacity_bps);
             let expected = (1.0 - path.loss.mean_rate()) * capacity;
             set(
                 Metric::Efficiency,
@@ -200,12 +200,14 @@ pub fn values(
                 let reference = runs
                     .get(path.index, peer.kind.id(controller))
                     .filter(|r| r.summary.flows.iter().all(|f| f.receiver_closed.is_none()))
-                    .and_then(|r| r.summary.flows.get(1));
+                    .map(|r| &r.summary.flows);
                 set(
                     Metric::PeerKept,
-                    flow(1)
-                        .zip(reference)
-                        .and_then(|(a, b)| peer_kept(a.goodput_bps, b.goodput_bps, capacity)),
+                    flow(1).zip(reference).and_then(|(peer, reference)| {
+                        let total = reference.iter().map(|f| f.goodput_bps).sum();
+                        let own = reference.get(1)?.goodput_bps;
+                        peer_kept(peer.goodput_bps, own, total)
+                    }),
                 );
             }
             if peer.timing == PeerTiming::LeavesEarly {
@@ -225,11 +227,11 @@ mod tests {
 
     #[test]
     fn what_a_peer_keeps_is_measured_only_against_a_reference_that_had_a_share() {
-        // 10 Mbit/s: a peer that got 4 Mbit/s against its own kind and 3 beside the controller.
-        assert_eq!(peer_kept(3e6, 4e6, 10e6), Some(0.75));
-        // Against its own kind it starved (0.1 Mbit/s): 3 Mbit/s beside the controller is no
-        // thirtyfold gain worth averaging.
-        assert_eq!(peer_kept(3e6, 0.1e6, 10e6), None);
-        assert_eq!(peer_kept(3e6, 0.0, 10e6), None);
+        // A peer that got 4 Mbit/s of 9 against its own kind and 3 beside the controller.
+        assert_eq!(peer_kept(3e6, 4e6, 9e6), Some(0.75));
+        // Against its own kind it starved (0.1 Mbit/s of 9): 3 Mbit/s beside the controller is
+        // no thirtyfold gain worth averaging.
+        assert_eq!(peer_kept(3e6, 0.1e6, 9e6), None);
+        assert_eq!(peer_kept(3e6, 0.0, 9e6), None);
     }
 }
