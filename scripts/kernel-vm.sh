@@ -30,6 +30,9 @@ TCG_MAX_BPS="${TCG_MAX_BPS:-20000000}"
 # The VM must carry this fraction of what the simulator carries on the calibration link.
 MIN_SHARE="${MIN_SHARE:-0.90}"
 TIMEOUT_S="${VM_TIMEOUT_S:-900}"
+# A VM that has not said it booted within BOOT_S seconds is restarted, up to BOOT_ATTEMPTS times.
+BOOT_S="${VM_BOOT_S:-90}"
+BOOT_ATTEMPTS="${VM_BOOT_ATTEMPTS:-3}"
 
 die() { echo "kernel-vm: $*" >&2; exit 1; }
 
@@ -251,12 +254,38 @@ case "$ACCEL" in
   *) ACCEL_ARGS=(-accel tcg,thread=multi -cpu max) ;;
 esac
 
+# Starts the VM in the background (QEMU_PID), its console in $WORK/serial.log.
+start_vm() {
+  timeout "$TIMEOUT_S" "$QEMU" "${ACCEL_ARGS[@]}" -smp 2 -m 2048 -nographic -no-reboot \
+    -kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 quiet panic=-1" \
+    </dev/null >"$WORK/serial.log" 2>&1 &
+  QEMU_PID=$!
+}
+
+# Whether the VM's init said it booted within BOOT_S seconds. Under TCG the firmware now and then
+# hands over to the kernel and the console stays silent for good; a VM that boots prints its
+# first line within seconds.
+booted() {
+  local waited=0
+  while [ "$waited" -lt "$BOOT_S" ]; do
+    grep -aq "discern-vm: booted" "$WORK/serial.log" 2>/dev/null && return 0
+    kill -0 "$QEMU_PID" 2>/dev/null || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
+  return 1
+}
+
 echo "kernel-vm: booting $(basename "$KERNEL") under $ACCEL, calibration at $((RATE / 1000)) kbit/s, ${#SCENARIOS[@]} scenario(s)" >&2
 START=$(date +%s)
-timeout "$TIMEOUT_S" "$QEMU" "${ACCEL_ARGS[@]}" -smp 2 -m 2048 -nographic -no-reboot \
-  -kernel "$KERNEL" -initrd "$INITRD" -append "console=ttyS0 quiet panic=-1" \
-  </dev/null >"$WORK/serial.log" 2>&1 &
-QEMU_PID=$!
+for attempt in $(seq 1 "$BOOT_ATTEMPTS"); do
+  start_vm
+  booted && break
+  kill "$QEMU_PID" 2>/dev/null || true
+  wait "$QEMU_PID" 2>/dev/null || true
+  echo "kernel-vm: the VM printed nothing for ${BOOT_S} s after boot (attempt $attempt of $BOOT_ATTEMPTS)" >&2
+  [ "$attempt" -lt "$BOOT_ATTEMPTS" ] || die "the VM did not boot in $BOOT_ATTEMPTS attempts of ${BOOT_S} s; the console's tail: $(tail -c 300 "$WORK/serial.log" | tr -d '\033')"
+done
 wait "$QEMU_PID" || true
 QEMU_PID=
 echo "kernel-vm: the VM ran for $(( $(date +%s) - START )) s" >&2
