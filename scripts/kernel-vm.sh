@@ -8,6 +8,9 @@
 #   scripts/kernel-vm.sh [--out DIR] [--discern BIN] SCENARIO.toml... [-- DISCERN RUN ARGS...]
 #   scripts/kernel-vm.sh --prepare      (only download and unpack the kernel into the cache)
 #
+# Limits, from the environment: VM_TIMEOUT_S (900) for the whole VM run, VM_BOOT_S (90) for its
+# init to say it booted, VM_BOOT_ATTEMPTS (3) boots before giving up.
+#
 # Needs: qemu-system-x86 and busybox-static (apt-get install -y qemu-system-x86 busybox-static),
 # iproute2, python3, and apt-get to fetch linux-image-cloud-amd64 (cached in $KERNEL_VM_DIR,
 # default target/kernel-vm/). Uses KVM where /dev/kvm works, software emulation (TCG) otherwise.
