@@ -258,9 +258,19 @@ fn tbf_command(dev: &str, link: &Link, mtu: u16) -> Vec<String> {
 /// device, Ethernet header included, so it holds a different number of packets for every
 /// datagram size.
 fn drop_tail_command(dev: &str, queue: usize) -> Vec<String> {
-    let mut cmd = words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"]);
-    cmd.extend(["pfifo".into(), "limit".into(), (queue + 1).to_string()]);
+    let mut cmd = tbf_child(dev);
+    cmd.extend(["pfifo".into(), "limit".into(), packet_limit(queue)]);
     cmd
+}
+
+/// `qdisc add` of the queue under tbf's class (the drop-tail `pfifo` or an AQM), without its kind.
+fn tbf_child(dev: &str) -> Vec<String> {
+    words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"])
+}
+
+/// The `limit` of the queue under tbf: `queue` packets waiting besides the one tbf holds back.
+fn packet_limit(queue: usize) -> String {
+    (queue + 1).to_string()
 }
 
 /// The channel loss and the propagation delay: a netem root qdisc on the receiving end's `ifb`.
@@ -321,8 +331,8 @@ fn redirect_filter(dev: &str, ifb: &str) -> Vec<String> {
 ///   RFC says, where Linux would drop up to 64 at once.
 fn aqm_command(dev: &str, queue: usize, kind: AqmKind, ecn: bool) -> Vec<String> {
     let us = |d: std::time::Duration| format!("{}us", d.as_micros());
-    let limit = (queue + 1).to_string();
-    let mut cmd = words(&["qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:"]);
+    let limit = packet_limit(queue);
+    let mut cmd = tbf_child(dev);
     match kind {
         AqmKind::CoDel(c) => cmd.extend([
             "codel".into(),
