@@ -9,7 +9,7 @@ use quinn_proto::congestion::{Controller, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample};
-use crate::rtt::RttTracker;
+use crate::rtt::{AckElicitingThreshold, RttTracker};
 use crate::trace::{self, Snapshot, Traced, Tracer};
 use crate::window::Window;
 
@@ -170,10 +170,18 @@ impl<B> Adapter<B> {
     ) -> Self {
         Self {
             body,
-            rtt: RttTracker::new(),
+            rtt: RttTracker::new(AckElicitingThreshold::default()),
             tracer: Tracer::new(controller, now),
             initial_window,
         }
+    }
+
+    /// This controller for a sender that asked its receiver for `threshold` (ACK frequency): the
+    /// frames the receiver owed at once are credited no ACK Delay (`rtt.rs`, "What is
+    /// credited").
+    pub fn with_ack_eliciting_threshold(mut self, threshold: AckElicitingThreshold) -> Self {
+        self.rtt = RttTracker::new(threshold);
+        self
     }
 
     pub(crate) fn body(&self) -> &B {

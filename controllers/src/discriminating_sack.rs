@@ -8,7 +8,7 @@ use crate::classify::{Classifier, Spike, Trend, ZigZag};
 use crate::param::{self, ParamError};
 use crate::registry::{ClassifierRow, Factory, Row};
 use crate::window::DEFAULT_INITIAL_WINDOW;
-use crate::Adapter;
+use crate::{AckElicitingThreshold, Adapter};
 
 /// SACK TCP's window (NewReno's response with QUIC's ACK ranges: halve once per window, Reno
 /// growth) that keeps its window on the losses `C` calls random.
@@ -29,6 +29,7 @@ pub struct DiscriminatingSackConfig<C> {
     id: Arc<str>,
     classifier: C,
     initial_window: u64,
+    ack_eliciting_threshold: AckElicitingThreshold,
 }
 
 impl<C: Classifier> DiscriminatingSackConfig<C> {
@@ -38,6 +39,7 @@ impl<C: Classifier> DiscriminatingSackConfig<C> {
             id: id.into(),
             classifier,
             initial_window: DEFAULT_INITIAL_WINDOW,
+            ack_eliciting_threshold: AckElicitingThreshold::RFC_9000,
         }
     }
 
@@ -48,6 +50,14 @@ impl<C: Classifier> DiscriminatingSackConfig<C> {
         Ok(self)
     }
 
+    /// The Ack-Eliciting Threshold the sender asked its receiver for, where it negotiated ACK
+    /// frequency (default: RFC 9000's receiver, asked nothing): the frames the receiver owed at
+    /// once are credited no ACK Delay.
+    pub fn ack_eliciting_threshold(&mut self, threshold: AckElicitingThreshold) -> &mut Self {
+        self.ack_eliciting_threshold = threshold;
+        self
+    }
+
     /// The pure state machine, for a path whose MSS is `mss` bytes.
     pub fn algorithm(&self, mss: u64) -> WindowAlgorithm<C> {
         WindowAlgorithm::sack(self.initial_window, mss, self.classifier.clone())
@@ -56,12 +66,15 @@ impl<C: Classifier> DiscriminatingSackConfig<C> {
 
 impl<C: Classifier> ControllerFactory for DiscriminatingSackConfig<C> {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        Box::new(Adapter::new(
-            Arc::clone(&self.id),
-            self.algorithm(u64::from(current_mtu)),
-            self.initial_window,
-            now,
-        ))
+        Box::new(
+            Adapter::new(
+                Arc::clone(&self.id),
+                self.algorithm(u64::from(current_mtu)),
+                self.initial_window,
+                now,
+            )
+            .with_ack_eliciting_threshold(self.ack_eliciting_threshold),
+        )
     }
 }
 
@@ -73,8 +86,10 @@ macro_rules! sack_row {
             const ID: &'static str = $id;
             const SUMMARY: &'static str = $summary;
 
-            fn factory(self) -> Factory {
-                Arc::new(DiscriminatingSackConfig::new($id, self))
+            fn factory(self, threshold: AckElicitingThreshold) -> Factory {
+                let mut config = DiscriminatingSackConfig::new($id, self);
+                config.ack_eliciting_threshold(threshold);
+                Arc::new(config)
             }
         }
 

@@ -1,9 +1,9 @@
 //! The glue every `XxxConfig` shares: quinn's `ControllerFactory` and its row in the registry.
 
-/// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and an
-/// `initial_window` field (a config declared with `param::config!`), under the controller id
-/// `$id`, and makes it a row of the registry with the one-line `$summary` (its parameters are its
-/// `Params` table). Anything after the summary goes into the `Row` implementation, e.g. a
+/// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and
+/// the `initial_window` and `ack_eliciting_threshold` fields (a config declared with
+/// `param::config!`), under the controller id `$id`, and makes it a row of the registry with the
+/// one-line `$summary` (its parameters are its `Params` table). Anything after the summary goes into the `Row` implementation, e.g. a
 /// `packet_threshold` the controller needs.
 macro_rules! controller_factory {
     ($config:ty, $id:literal, $summary:literal $(, $($row:tt)+)?) => {
@@ -18,12 +18,15 @@ macro_rules! controller_factory {
                 now: std::time::Instant,
                 current_mtu: u16,
             ) -> Box<dyn quinn_proto::congestion::Controller> {
-                Box::new($crate::Adapter::new(
-                    $id,
-                    self.algorithm(u64::from(current_mtu)),
-                    self.initial_window,
-                    now,
-                ))
+                Box::new(
+                    $crate::Adapter::new(
+                        $id,
+                        self.algorithm(u64::from(current_mtu)),
+                        self.initial_window,
+                        now,
+                    )
+                    .with_ack_eliciting_threshold(self.ack_eliciting_threshold),
+                )
             }
         }
 
@@ -31,7 +34,11 @@ macro_rules! controller_factory {
             const ID: &'static str = $id;
             const SUMMARY: &'static str = $summary;
 
-            fn factory(self) -> $crate::registry::Factory {
+            fn factory(
+                mut self,
+                threshold: $crate::AckElicitingThreshold,
+            ) -> $crate::registry::Factory {
+                self.ack_eliciting_threshold(threshold);
                 std::sync::Arc::new(self)
             }
 

@@ -11,6 +11,7 @@ use crate::adapter::{Adapter, Body, EndOfAcks};
 use crate::classify::{Classifier, Discriminator};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::trace::{self, Snapshot, Traced, Tracer};
+use crate::AckElicitingThreshold;
 
 /// Factory for [`LossFilter`]: `classifier` judges every loss, `inner` builds the controller that
 /// sees the ACKs and the losses judged as congestion. Id form `CLASSIFIER+INNER`, e.g.
@@ -19,6 +20,7 @@ pub struct LossFilterConfig<C> {
     id: Arc<str>,
     classifier: C,
     inner: Arc<dyn ControllerFactory + Send + Sync>,
+    ack_eliciting_threshold: AckElicitingThreshold,
 }
 
 /// quinn's factories have no `Debug`; the id names the inner one.
@@ -43,7 +45,16 @@ impl<C: Classifier> LossFilterConfig<C> {
             id: id.into(),
             classifier,
             inner,
+            ack_eliciting_threshold: AckElicitingThreshold::RFC_9000,
         }
+    }
+
+    /// The Ack-Eliciting Threshold the sender asked its receiver for, where it negotiated ACK
+    /// frequency (default: RFC 9000's receiver, asked nothing): the frames the receiver owed at
+    /// once are credited no ACK Delay.
+    pub fn ack_eliciting_threshold(&mut self, threshold: AckElicitingThreshold) -> &mut Self {
+        self.ack_eliciting_threshold = threshold;
+        self
     }
 }
 
@@ -57,12 +68,10 @@ impl<C: Classifier> ControllerFactory for LossFilterConfig<C> {
             discriminator: Discriminator::new(self.classifier.clone()),
             mss: u64::from(current_mtu),
         };
-        Box::new(Adapter::with_body(
-            self.id.clone(),
-            filter,
-            initial_window,
-            now,
-        ))
+        Box::new(
+            Adapter::with_body(self.id.clone(), filter, initial_window, now)
+                .with_ack_eliciting_threshold(self.ack_eliciting_threshold),
+        )
     }
 }
 

@@ -97,6 +97,7 @@ pub use algorithm::{
 };
 pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
+pub use rtt::AckElicitingThreshold;
 pub use short_queue::{Competing, NoisyStart, QueueOwner, ShortQueueAlgorithm};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};
 

@@ -302,6 +302,7 @@ macro_rules! config {
         #[derive(Debug, Clone)]
         pub struct $config {
             initial_window: u64,
+            ack_eliciting_threshold: $crate::AckElicitingThreshold,
             $($name: $type,)*
         }
 
@@ -309,6 +310,7 @@ macro_rules! config {
             fn default() -> Self {
                 Self {
                     initial_window: $crate::window::DEFAULT_INITIAL_WINDOW,
+                    ack_eliciting_threshold: $crate::AckElicitingThreshold::RFC_9000,
                     $($name: $default,)*
                 }
             }
@@ -323,6 +325,17 @@ macro_rules! config {
             ) -> Result<&mut Self, $crate::param::ParamError> {
                 self.initial_window = $crate::param::initial_window(bytes)?;
                 Ok(self)
+            }
+
+            /// The Ack-Eliciting Threshold the sender asked its receiver for, where it negotiated
+            /// ACK frequency (default: RFC 9000's receiver, asked nothing): the frames the
+            /// receiver owed at once are credited no ACK Delay.
+            pub fn ack_eliciting_threshold(
+                &mut self,
+                threshold: $crate::AckElicitingThreshold,
+            ) -> &mut Self {
+                self.ack_eliciting_threshold = threshold;
+                self
             }
 
             $($crate::param::setter!($(#[doc = $doc])* $name: $type $(, $check)?);)*

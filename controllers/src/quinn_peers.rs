@@ -7,6 +7,7 @@ use quinn_proto::congestion::{BbrConfig, CubicConfig, NewRenoConfig};
 
 use crate::param::{Param, Params};
 use crate::registry::{Factory, Row};
+use crate::AckElicitingThreshold;
 
 /// quinn's own controllers, unchanged, with no parameters.
 macro_rules! quinn_row {
@@ -20,7 +21,8 @@ macro_rules! quinn_row {
             const SUMMARY: &'static str = $summary;
             const LOGS_DECISIONS: bool = false;
 
-            fn factory(self) -> Factory {
+            /// quinn's controllers keep no RTT tracker of this crate: the threshold is not theirs.
+            fn factory(self, _: AckElicitingThreshold) -> Factory {
                 Arc::new(self)
             }
         }

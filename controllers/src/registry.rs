@@ -15,9 +15,13 @@ use quinn_proto::TransportConfig;
 
 use crate::classify::Classifier;
 use crate::param::{ParamError, Params};
-use crate::{LossBased, LossFilterConfig};
+use crate::{AckElicitingThreshold, LossBased, LossFilterConfig};
 
 pub(crate) type Factory = Arc<dyn ControllerFactory + Send + Sync>;
+
+/// Builds a resolved id's factory for a sender that asked its receiver for a threshold: the
+/// parameters were checked once, at parse time, so building cannot fail.
+type FactoryFor = Arc<dyn Fn(AckElicitingThreshold) -> Factory + Send + Sync>;
 
 /// The config a row resolved to, for its `Debug` text.
 type Config = Arc<dyn Debug + Send + Sync>;
@@ -53,8 +57,9 @@ pub(crate) trait Row: Params + Clone + Debug + Send + Sync + 'static {
     /// One line on what the controller is.
     const SUMMARY: &'static str;
 
-    /// The quinn factory this config makes.
-    fn factory(self) -> Factory;
+    /// The quinn factory this config makes, for a sender that asked its receiver for
+    /// `threshold` (ACK frequency).
+    fn factory(self, threshold: AckElicitingThreshold) -> Factory;
 
     /// Whether the controller logs its own decisions as `discern::cwnd` events; quinn's own
     /// do not.
@@ -78,7 +83,8 @@ pub(crate) trait ClassifierRow: Row {
 #[derive(Clone)]
 pub struct ControllerSpec {
     id: String,
-    factory: Factory,
+    factory_for: FactoryFor,
+    ack_eliciting_threshold: AckElicitingThreshold,
     packet_threshold: Option<u32>,
     config: Config,
     logs_decisions: bool,
@@ -92,7 +98,15 @@ impl ControllerSpec {
 
     /// The factory to hand to `TransportConfig::congestion_controller_factory`.
     pub fn factory(&self) -> Factory {
-        self.factory.clone()
+        (self.factory_for)(self.ack_eliciting_threshold)
+    }
+
+    /// For a sender that asks its receiver for `threshold` with ACK frequency (quinn's
+    /// `AckFrequencyConfig::ack_eliciting_threshold`; default: none asked, RFC 9000's receiver):
+    /// the controller credits no ACK Delay to the frames the receiver owed at once.
+    pub fn ack_eliciting_threshold(&mut self, threshold: AckElicitingThreshold) -> &mut Self {
+        self.ack_eliciting_threshold = threshold;
+        self
     }
 
     /// A loss-detection packet threshold the algorithm needs (Modified Tahoe's dupthresh 2).
@@ -108,7 +122,7 @@ impl ControllerSpec {
 
     /// Installs the controller, and any loss-detection setting it needs, in `transport`.
     pub fn apply(&self, transport: &mut TransportConfig) {
-        transport.congestion_controller_factory(self.factory.clone());
+        transport.congestion_controller_factory(self.factory());
         if let Some(threshold) = self.packet_threshold {
             transport.packet_threshold(threshold);
         }
@@ -121,7 +135,8 @@ impl ControllerSpec {
     pub fn apply_observed(&self, transport: &mut TransportConfig) {
         self.apply(transport);
         if !self.logs_decisions {
-            let observed = LossFilterConfig::new(self.id.as_str(), LossBased, self.factory.clone());
+            let mut observed = LossFilterConfig::new(self.id.as_str(), LossBased, self.factory());
+            observed.ack_eliciting_threshold(self.ack_eliciting_threshold);
             transport.congestion_controller_factory(Arc::new(observed));
         }
     }
@@ -131,6 +146,7 @@ impl fmt::Debug for ControllerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ControllerSpec")
             .field("id", &self.id)
+            .field("ack_eliciting_threshold", &self.ack_eliciting_threshold)
             .field("packet_threshold", &self.packet_threshold)
             .field("config", &self.config)
             .finish_non_exhaustive()
@@ -163,11 +179,11 @@ impl ControllerInfo {
 }
 
 /// Builds `CLASSIFIER+INNER` (with the whole id, for the logs) around the inner factory.
-type FilterBuilder = fn(&Call, &str, Factory) -> Result<Factory, ParseError>;
+type FilterBuilder = fn(&Call, &str, FactoryFor) -> Result<FactoryFor, ParseError>;
 
 /// What one `name[:params]` builds.
 struct Built {
-    factory: Factory,
+    factory_for: FactoryFor,
     packet_threshold: Option<u32>,
     config: Config,
     logs_decisions: bool,
@@ -239,15 +255,27 @@ fn build<T: Row>(call: &Call) -> Result<Built, ParseError> {
     let config = configured::<T>(call)?;
     Ok(Built {
         packet_threshold: config.packet_threshold(),
-        factory: config.clone().factory(),
+        factory_for: {
+            let config = config.clone();
+            Arc::new(move |threshold| config.clone().factory(threshold))
+        },
         config: Arc::new(config),
         logs_decisions: T::LOGS_DECISIONS,
     })
 }
 
-fn filter<T: ClassifierRow>(call: &Call, id: &str, inner: Factory) -> Result<Factory, ParseError> {
+fn filter<T: ClassifierRow>(
+    call: &Call,
+    id: &str,
+    inner: FactoryFor,
+) -> Result<FactoryFor, ParseError> {
     let classifier = configured::<T>(call)?.loss_classifier();
-    Ok(Arc::new(LossFilterConfig::new(id, classifier, inner)))
+    let id: Arc<str> = id.into();
+    Ok(Arc::new(move |threshold| {
+        let mut filter = LossFilterConfig::new(id.clone(), classifier.clone(), inner(threshold));
+        filter.ack_eliciting_threshold(threshold);
+        Arc::new(filter)
+    }))
 }
 
 /// Every controller id with its parameters. Any `classifier` entry may also stand in front of
@@ -268,10 +296,10 @@ pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
                 return Err(ParseError::NestedFilter { id: id.to_owned() });
             }
             let inner = parse_single(inner)?;
-            let factory = loss_filter(id, Call::parse(classifier)?, inner.factory)?;
+            let factory_for = loss_filter(id, Call::parse(classifier)?, inner.factory_for)?;
             // The filter logs every decision, whoever the inner controller is.
             Built {
-                factory,
+                factory_for,
                 logs_decisions: true,
                 ..inner
             }
@@ -279,7 +307,8 @@ pub fn parse(id: &str) -> Result<ControllerSpec, ParseError> {
     };
     Ok(ControllerSpec {
         id: id.to_owned(),
-        factory: built.factory,
+        factory_for: built.factory_for,
+        ack_eliciting_threshold: AckElicitingThreshold::RFC_9000,
         packet_threshold: built.packet_threshold,
         config: built.config,
         logs_decisions: built.logs_decisions,
@@ -291,7 +320,7 @@ fn parse_single(text: &str) -> Result<Built, ParseError> {
     (call.info.build)(&call)
 }
 
-fn loss_filter(id: &str, call: Call, inner: Factory) -> Result<Factory, ParseError> {
+fn loss_filter(id: &str, call: Call, inner: FactoryFor) -> Result<FactoryFor, ParseError> {
     match call.info.filter {
         Some(filter) => filter(&call, id, inner),
         None => Err(ParseError::NotAClassifier {

@@ -36,24 +36,26 @@
 //! # What is credited
 //!
 //! A receiver holds an ACK only while it waits for a reason to send one. RFC 9000 section 13.2.2
-//! has it send at once on its second ack-eliciting packet, so a frame that newly acknowledges
-//! two or more was due the moment its newest packet arrived: it is credited no delay, whatever
-//! it claims. Only a frame that acknowledges a lone packet can have waited for the receiver's
-//! timer, and it can have waited no longer than the time since the receiver sent its previous
-//! frame: the frame's newest packet is new, so it arrived after that previous frame left (an ACK
-//! frame acknowledges everything received before it). The sender sees that interval, give or
-//! take the return path's delay variation, as the time between the two frames' arrivals. The
-//! delay a classifier is given ([`RttSample::ack_delay`] of [`AckBatch::resolved`]) is the
-//! recovered one within those two bounds ([`credited_ack_delay`]).
+//! has it send at once on its second ack-eliciting packet; a sender that negotiated ACK frequency
+//! (draft-ietf-quic-ack-frequency section 4) has asked it to send once it holds more than the
+//! Ack-Eliciting Threshold it chose ([`AckElicitingThreshold`], 1 for RFC 9000's rule). So a
+//! frame that newly acknowledges more packets than the threshold was due the moment its newest
+//! packet arrived: it is credited no delay, whatever it claims. Only a frame that acknowledges
+//! fewer can have waited for the receiver's timer, and it can have waited no longer than the time
+//! since the receiver sent its previous frame: the frame's newest packet is new, so it arrived
+//! after that previous frame left (an ACK frame acknowledges everything received before it). The
+//! sender sees that interval, give or take the return path's delay variation, as the time between
+//! the two frames' arrivals. The delay a classifier is given ([`RttSample::ack_delay`] of
+//! [`AckBatch::resolved`]) is the recovered one within those two bounds ([`credited_ack_delay`]).
 //!
 //! An honest receiver never reports more. A receiver that inflates its ACK Delay to make a queue
 //! look like noise (an optimistic-ACK attack on the delay signal, RFC 9000 section 21.4) gains
 //! nothing on the frames of a bulk transfer, and at most one frame interval, a packet time or
-//! two on a busy path, on a lone packet's. What this costs an honest receiver is the delay of a
-//! timer-driven frame of several packets: one that acknowledges fewer than a negotiated
-//! ACK-frequency threshold (draft-ietf-quic-ack-frequency) on a slow path, whose wait then
-//! reads as queue. The claim itself stays in [`Resolved::claimed`], which the `rtt` trace event
-//! reports.
+//! two on a busy path, on a timer-driven frame's. The threshold is the sender's own request, not
+//! anything the receiver says, so a liar cannot raise it; a sender that asked for a threshold but
+//! does not tell its controller ([`AckElicitingThreshold`] on every config) costs an honest
+//! receiver the delay of its timer-driven frames of several packets, which then reads as queue.
+//! The claim itself stays in [`Resolved::claimed`], which the `rtt` trace event reports.
 //!
 //! # What cannot be recovered
 //!
@@ -68,9 +70,37 @@ use quinn_proto::RttEstimator;
 
 use crate::event::{Ack, AckBatch, RttSample};
 
-/// Ack-eliciting packets on whose arrival an RFC 9000 receiver acknowledges at once (section
-/// 13.2.2, "at least two"): a frame that newly acknowledges as many was not held.
-const IMMEDIATE_ACK_PACKETS: u64 = 2;
+/// The Ack-Eliciting Threshold a sender asked its peer for (draft-ietf-quic-ack-frequency section
+/// 4, the field of its ACK_FREQUENCY frame): the receiver acknowledges at once when it has received
+/// more than this many ack-eliciting packets since its last ACK. A receiver asked for nothing
+/// follows RFC 9000 section 13.2.2, "at least two", which is threshold 1 ([`Self::RFC_9000`],
+/// the default). A controller credits no ACK Delay to a frame that acknowledges more (module
+/// documentation, "What is credited").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckElicitingThreshold(u64);
+
+impl AckElicitingThreshold {
+    /// RFC 9000's receiver: an ACK at once on the second ack-eliciting packet.
+    pub const RFC_9000: Self = Self(1);
+
+    /// The threshold as it goes on the wire (quinn's `AckFrequencyConfig::ack_eliciting_threshold`
+    /// takes the same number): 0 asks for an ACK on every ack-eliciting packet.
+    pub const fn new(packets: u64) -> Self {
+        Self(packets)
+    }
+
+    /// Whether a frame that newly acknowledges `acked_packets` ack-eliciting packets was owed at
+    /// once on its newest one.
+    fn owed_at_once(self, acked_packets: u64) -> bool {
+        acked_packets > self.0
+    }
+}
+
+impl Default for AckElicitingThreshold {
+    fn default() -> Self {
+        Self::RFC_9000
+    }
+}
 
 /// A frame quinn folded into its estimator (or the tracker expects it did), with the figures its
 /// ACK delay will be recovered from.
@@ -129,10 +159,13 @@ pub(crate) struct RttTracker {
     /// When the sender processed the latest frame that set a new largest packet number: the
     /// next such frame's ACK delay is credited up to the interval since.
     previous_frame_at: Option<Instant>,
+    /// What the sender asked of its receiver: the frames it owes at once are credited no delay.
+    threshold: AckElicitingThreshold,
 }
 
 impl RttTracker {
-    pub fn new() -> Self {
+    /// A tracker for a sender that asked its receiver for `threshold`.
+    pub fn new(threshold: AckElicitingThreshold) -> Self {
         Self {
             newest: None,
             sample: None,
@@ -144,6 +177,7 @@ impl RttTracker {
             awaiting: None,
             resolved: None,
             previous_frame_at: None,
+            threshold,
         }
     }
 
@@ -258,7 +292,7 @@ impl RttTracker {
                 ack_delay: credited_ack_delay(
                     claimed,
                     awaiting.since_previous,
-                    awaiting.acked_packets,
+                    self.threshold.owed_at_once(awaiting.acked_packets),
                 ),
             },
             claimed,
@@ -297,16 +331,16 @@ impl RttTracker {
 }
 
 /// The part of a frame's `claimed` ACK delay a classifier may take out of its sample: none if the
-/// frame newly acknowledged `acked_packets >= 2` ack-eliciting packets (the receiver owed that
-/// ACK at once), else at most `since_previous`, the interval since the frame before it (see the
-/// module documentation). The first frame has no interval to bound it, and quinn applies no
-/// delay to its sample anyway.
+/// receiver `owed_at_once` the frame (it newly acknowledged more packets than the sender's
+/// [`AckElicitingThreshold`]), else at most `since_previous`, the interval since the frame before
+/// it (see the module documentation). The first frame has no interval to bound it, and quinn
+/// applies no delay to its sample anyway.
 pub fn credited_ack_delay(
     claimed: Duration,
     since_previous: Option<Duration>,
-    acked_packets: u64,
+    owed_at_once: bool,
 ) -> Duration {
-    if acked_packets >= IMMEDIATE_ACK_PACKETS {
+    if owed_at_once {
         return Duration::ZERO;
     }
     since_previous.map_or(claimed, |most| claimed.min(most))
@@ -389,23 +423,34 @@ mod tests {
 
     #[test]
     fn no_more_delay_is_credited_than_the_interval_since_the_frame_before() {
-        // A receiver that claims to have held a lone packet's frame for 20 ms, 2 ms after its
-        // previous frame, is credited 2 ms; an honest lone packet's 20 ms after a 30 ms pause,
-        // all of it.
-        assert_eq!(credited_ack_delay(20 * MS, Some(2 * MS), 1), 2 * MS);
-        assert_eq!(credited_ack_delay(20 * MS, Some(30 * MS), 1), 20 * MS);
-        assert_eq!(credited_ack_delay(20 * MS, None, 1), 20 * MS);
+        // A receiver that claims to have held a timer-driven frame for 20 ms, 2 ms after its
+        // previous frame, is credited 2 ms; an honest one's 20 ms after a 30 ms pause, all of it.
+        assert_eq!(credited_ack_delay(20 * MS, Some(2 * MS), false), 2 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, Some(30 * MS), false), 20 * MS);
+        assert_eq!(credited_ack_delay(20 * MS, None, false), 20 * MS);
     }
 
     #[test]
     fn a_frame_the_receiver_owed_at_once_is_credited_no_delay() {
-        // Two or more ack-eliciting packets oblige an immediate ACK, whatever the frame claims
-        // and however long ago the frame before it came.
+        // Owed at once, a frame is credited nothing, whatever it claims and however long ago the
+        // frame before it came.
         assert_eq!(
-            credited_ack_delay(20 * MS, Some(30 * MS), 2),
+            credited_ack_delay(20 * MS, Some(30 * MS), true),
             Duration::ZERO
         );
-        assert_eq!(credited_ack_delay(5 * MS, None, 10), Duration::ZERO);
+        assert_eq!(credited_ack_delay(5 * MS, None, true), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_sender_s_ack_eliciting_threshold_decides_which_frames_were_owed_at_once() {
+        // RFC 9000: the second packet obliges an ACK.
+        let rfc = AckElicitingThreshold::default();
+        assert!(!rfc.owed_at_once(1) && rfc.owed_at_once(2));
+        // A sender that asked for an ACK every tenth packet: nine may have waited for the timer.
+        let tenth = AckElicitingThreshold::new(9);
+        assert!(!tenth.owed_at_once(9) && tenth.owed_at_once(10));
+        // Threshold 0: every ack-eliciting packet is acknowledged at once.
+        assert!(AckElicitingThreshold::new(0).owed_at_once(1));
     }
 
     #[test]

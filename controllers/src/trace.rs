@@ -24,8 +24,9 @@
 //! | `frame_age_us` | rtt | `now` minus when the ACK frame whose delay was recovered was processed |
 //! | `sent_age_us` | rtt | `now` minus when that frame's newest packet was sent |
 //! | `rtt_us` | rtt | that frame's raw sample (ACK delay included) |
-//! | `ack_delay_us` | rtt | the ACK delay recovered for it |
-//! | `owd_hint_us` | rtt | its forward one-way-delay hint, ACK delay removed |
+//! | `ack_delay_us` | rtt | the ACK delay recovered for it: what the receiver claimed, as far as quinn applied it |
+//! | `credited_us` | rtt | the part of that delay the classifiers take out of the sample (`rtt.rs`, "What is credited"): none on a frame the receiver owed at once |
+//! | `owd_hint_us` | rtt | its forward one-way-delay hint, the credited delay removed |
 //!
 //! Window events are `TRACE` (there is one per ACK in slow start), loss decisions `DEBUG`,
 //! recovered ACK delays `TRACE` (one per ACK frame). Each is built only when a subscriber wants
@@ -94,6 +95,9 @@ pub mod field {
     pub const FRAME_AGE_US: &str = "frame_age_us";
     /// The ACK delay recovered for the frame, in microseconds.
     pub const ACK_DELAY_US: &str = "ack_delay_us";
+    /// The part of the recovered ACK delay the classifiers take out of the frame's sample, in
+    /// microseconds.
+    pub const CREDITED_US: &str = "credited_us";
     /// The frame's forward one-way-delay hint ([`crate::event::RttSample::owd_hint`]), in
     /// microseconds.
     pub const OWD_HINT_US: &str = "owd_hint_us";
@@ -184,8 +188,12 @@ pub struct RttRecord {
     pub sent_age_us: u64,
     /// The frame's raw sample, ACK delay included.
     pub rtt_us: u64,
-    /// The ACK delay recovered for the frame, in microseconds.
+    /// The ACK delay recovered for the frame, in microseconds: what the receiver claimed, as
+    /// far as quinn applied it.
     pub ack_delay_us: u64,
+    /// The part of it the classifiers take out of the frame's sample, in microseconds: none on a
+    /// frame the receiver owed at once.
+    pub credited_us: u64,
     /// The frame's forward one-way-delay hint ([`crate::event::RttSample::owd_hint`]), in
     /// microseconds.
     pub owd_hint_us: u64,
@@ -299,6 +307,7 @@ impl Fields {
                 sent_age_us: self.number(field::SENT_AGE_US)?,
                 rtt_us: self.number(field::RTT_US)?,
                 ack_delay_us: self.number(field::ACK_DELAY_US)?,
+                credited_us: self.number(field::CREDITED_US)?,
                 owd_hint_us: self.number(field::OWD_HINT_US)?,
             })),
             _ => None,
@@ -460,6 +469,7 @@ pub(crate) fn rtt_resolved(tracer: &Tracer, now: Instant, frame: &Resolved) {
         sent_age_us = micros(now.saturating_duration_since(frame.sent)),
         rtt_us = micros(frame.rtt.latest),
         ack_delay_us = micros(frame.claimed),
+        credited_us = micros(frame.rtt.ack_delay),
         owd_hint_us = micros(frame.rtt.owd_hint()),
     );
 }

@@ -236,7 +236,8 @@ mod tests {
                 s.in_scope(|| {
                     tracing::trace!(target: "discern::rtt", flow = 9u64, controller = "x",
                         t_us = 1u64, event = "rtt", frame_age_us = 5u64, sent_age_us = 45u64,
-                        rtt_us = 40u64, ack_delay_us = 3u64, owd_hint_us = 20u64);
+                        rtt_us = 40u64, ack_delay_us = 3u64, credited_us = 2u64,
+                        owd_hint_us = 20u64);
                 });
             });
             let got = sink.lock().unwrap().clone();

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use quinn_discern::AckElicitingThreshold;
 use quinn_proto::{
     AckFrequencyConfig, IdleTimeout, QlogConfig, QlogStream, TransportConfig, VarInt,
 };
@@ -104,14 +105,20 @@ impl FlowTransport {
         sender.send_window(windows.send);
         receiver.send_window(windows.send);
         match &flow.controller {
-            FlowController::Quic(spec) => spec.apply_observed(&mut sender),
+            FlowController::Quic(spec) => {
+                let mut spec = spec.clone();
+                if let Some(threshold) = flow.ack_eliciting_threshold() {
+                    spec.ack_eliciting_threshold(AckElicitingThreshold::new(threshold.into()));
+                }
+                spec.apply_observed(&mut sender)
+            }
             FlowController::KernelTcp(tcp) => {
                 return Err(TransportError::KernelTcp(tcp.id().to_owned()))
             }
             FlowController::Noq(peer) => return Err(TransportError::Noq(peer.id())),
         }
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
-            sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
+            sender.ack_frequency_config(Some(ack_frequency(flow)));
         }
         if let Some(q) = qlog {
             let title = format!("{} flow {}", scenario.name, q.flow);
@@ -213,12 +220,11 @@ pub fn idle_timeout(scenario: &Scenario) -> Duration {
 /// ack-eliciting packets (default: every other one) and to hold an ACK at most `max_ack_delay`
 /// (default: the peer's own, 25 ms for quinn). Without the request, a quinn peer acknowledges
 /// every other packet but may hold an ACK for up to its own `max_ack_delay`.
-fn ack_frequency(max_ack_delay: Option<Duration>, ack_every: Option<u32>) -> AckFrequencyConfig {
+fn ack_frequency(flow: &Flow) -> AckFrequencyConfig {
     let mut ack = AckFrequencyConfig::default();
-    ack.max_ack_delay(max_ack_delay);
-    if let Some(every) = ack_every {
-        // The peer acknowledges once it has received *more* than the threshold.
-        ack.ack_eliciting_threshold(VarInt::from_u32(every.saturating_sub(1)));
+    ack.max_ack_delay(flow.max_ack_delay);
+    if let Some(threshold) = flow.ack_eliciting_threshold() {
+        ack.ack_eliciting_threshold(VarInt::from_u32(threshold));
     }
     ack
 }

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use noq_proto::{
     AckFrequencyConfig, ClientConfig, ConnectionId, IdleTimeout, QlogConfig, QlogFactory,
@@ -70,7 +70,7 @@ impl NoqConfigs {
         receiver.send_window(windows.send);
         sender.congestion_controller_factory(peer.factory());
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
-            sender.ack_frequency_config(Some(ack_frequency(flow.max_ack_delay, flow.ack_every)));
+            sender.ack_frequency_config(Some(ack_frequency(flow)));
         }
         if let Some(q) = qlog {
             let title = format!("{} flow {}", scenario.name, q.flow);
@@ -101,12 +101,11 @@ fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
 }
 
 /// The ACK frequency request of [`crate::transport`]'s, in noq's type.
-fn ack_frequency(max_ack_delay: Option<Duration>, ack_every: Option<u32>) -> AckFrequencyConfig {
+fn ack_frequency(flow: &Flow) -> AckFrequencyConfig {
     let mut ack = AckFrequencyConfig::default();
-    ack.max_ack_delay(max_ack_delay);
-    if let Some(every) = ack_every {
-        // The peer acknowledges once it has received *more* than the threshold.
-        ack.ack_eliciting_threshold(VarInt::from_u32(every.saturating_sub(1)));
+    ack.max_ack_delay(flow.max_ack_delay);
+    if let Some(threshold) = flow.ack_eliciting_threshold() {
+        ack.ack_eliciting_threshold(VarInt::from_u32(threshold));
     }
     ack
 }

@@ -258,3 +258,13 @@ pub struct Flow {
     /// only; `None`: it reports the truth.
     pub receiver_lies: Option<ReceiverLies>,
 }
+
+impl Flow {
+    /// The Ack-Eliciting Threshold of the sender's ACK_FREQUENCY request
+    /// (draft-ietf-quic-ack-frequency section 4), if the flow makes one with `ack_every`: the
+    /// receiver acknowledges once it holds *more* than the threshold, so the threshold is one
+    /// less.
+    pub fn ack_eliciting_threshold(&self) -> Option<u32> {
+        self.ack_every.map(|every| every.saturating_sub(1))
+    }
+}
