@@ -17,7 +17,8 @@ pub struct RttSample {
     pub smoothed: Duration,
     /// Minimum RTT seen on the path.
     pub min: Duration,
-    /// How long the peer held the ACK behind `latest`, as far as it is known (zero otherwise).
+    /// How long the peer held the ACK behind `latest`, as far as it is known and credited (zero
+    /// otherwise; `rtt.rs`, "What is credited").
     /// quinn 0.11 does not hand the peer's ACK delay to controllers; the crate recovers it from
     /// the way quinn's estimator moves, one frame late (see the `rtt` module), so it is zero in
     /// the current frame's sample and filled in [`AckBatch::resolved`].
@@ -98,10 +99,12 @@ pub struct AckBatch {
     pub rtt: RttSample,
     /// Bytes newly acknowledged by the frame.
     pub acked_bytes: u64,
-    /// Ack-eliciting packets newly acknowledged by the frame. A QUIC receiver acknowledges every
-    /// second ack-eliciting packet at once (RFC 9000 section 13.2.2), so a frame that covers two
-    /// or more was most likely sent without ACK delay.
+    /// Ack-eliciting packets newly acknowledged by the frame.
     pub acked_packets: u64,
+    /// Whether the receiver owed the frame at once: it newly acknowledges more ack-eliciting
+    /// packets than the sender's Ack-Eliciting Threshold ([`crate::AckElicitingThreshold`]; two
+    /// or more under RFC 9000 section 13.2.2's rule), so it was sent without ACK delay.
+    pub owed_at_once: bool,
     /// Bytes still in flight after the frame.
     pub in_flight: u64,
     /// The sender had no data to send.
@@ -130,7 +133,8 @@ impl Ack {
 impl AckBatch {
     /// The end of a frame processed at `now` with sample `rtt`, that newly acknowledged
     /// `acked_packets` ack-eliciting packets of `acked_bytes` bytes in all and left `in_flight`
-    /// bytes in flight; `resolved` is the latest earlier sample whose ACK delay is known.
+    /// bytes in flight; `resolved` is the latest earlier sample whose ACK delay is known. The
+    /// receiver is RFC 9000's, asked for no ACK frequency ([`AckBatch::owed_at_once`]).
     pub fn new(
         now: Instant,
         rtt: RttSample,
@@ -145,6 +149,7 @@ impl AckBatch {
             rtt,
             acked_bytes,
             acked_packets,
+            owed_at_once: crate::AckElicitingThreshold::RFC_9000.owed_at_once(acked_packets),
             in_flight,
             app_limited,
             resolved,

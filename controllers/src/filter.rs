@@ -51,7 +51,9 @@ impl<C: Classifier> LossFilterConfig<C> {
 
     /// The Ack-Eliciting Threshold the sender asked its receiver for, where it negotiated ACK
     /// frequency (default: RFC 9000's receiver, asked nothing): the frames the receiver owed at
-    /// once are credited no ACK Delay.
+    /// once are credited no ACK Delay. This sets the filter's own tracker; a controller of this
+    /// crate inside it keeps its own, set on its config
+    /// ([`crate::registry::ControllerSpec::with_ack_eliciting_threshold`] sets both).
     pub fn ack_eliciting_threshold(&mut self, threshold: AckElicitingThreshold) -> &mut Self {
         self.ack_eliciting_threshold = threshold;
         self

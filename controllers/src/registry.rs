@@ -101,12 +101,18 @@ impl ControllerSpec {
         (self.factory_for)(self.ack_eliciting_threshold)
     }
 
-    /// For a sender that asks its receiver for `threshold` with ACK frequency (quinn's
-    /// `AckFrequencyConfig::ack_eliciting_threshold`; default: none asked, RFC 9000's receiver):
-    /// the controller credits no ACK Delay to the frames the receiver owed at once.
-    pub fn ack_eliciting_threshold(&mut self, threshold: AckElicitingThreshold) -> &mut Self {
+    /// This controller for a sender that asks its receiver for `threshold` with ACK frequency
+    /// (quinn's `AckFrequencyConfig::ack_eliciting_threshold`, to a peer that supports it;
+    /// default: none asked, RFC 9000's receiver): the controller, and a classifier in front of
+    /// it, credit no ACK Delay to the frames the receiver owed at once.
+    pub fn with_ack_eliciting_threshold(mut self, threshold: AckElicitingThreshold) -> Self {
         self.ack_eliciting_threshold = threshold;
         self
+    }
+
+    /// The Ack-Eliciting Threshold the controller was built for.
+    pub fn ack_eliciting_threshold(&self) -> AckElicitingThreshold {
+        self.ack_eliciting_threshold
     }
 
     /// A loss-detection packet threshold the algorithm needs (Modified Tahoe's dupthresh 2).

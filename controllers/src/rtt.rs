@@ -50,14 +50,25 @@
 //!
 //! An honest receiver never reports more. A receiver that inflates its ACK Delay to make a queue
 //! look like noise (an optimistic-ACK attack on the delay signal, RFC 9000 section 21.4) gains
-//! nothing on the frames of a bulk transfer, and at most one frame interval, a packet time or
-//! two on a busy path, on a timer-driven frame's. The threshold is the sender's own request, not
-//! anything the receiver says, so a liar cannot raise it; a sender that asked for a threshold but
-//! does not tell its controller ([`AckElicitingThreshold`] on every config) costs an honest
-//! receiver the delay of its timer-driven frames of several packets, which then reads as queue.
-//! The claim itself stays in [`Resolved::claimed`], which the `rtt` trace event reports.
+//! nothing on the frames of a bulk transfer under RFC 9000's rule, and at most one frame
+//! interval, a packet time or two on a busy path, on a timer-driven frame's. A larger threshold
+//! widens that: a receiver may then hold up to the threshold's packets on every frame, and a liar
+//! gains up to a frame interval, about that many packet times, on each. The threshold is the
+//! sender's own request, not anything the receiver says, so a liar cannot raise it; but it is a
+//! request, which quinn sends only to a peer that announced ACK frequency support (its
+//! `min_ack_delay`), and which takes effect a round trip later: a sender should tell its
+//! controller the threshold only where the peer takes it. A sender that asked for one but does
+//! not tell its controller ([`AckElicitingThreshold`] on every config) costs an honest receiver
+//! the delay of its timer-driven frames of several packets, which then reads as queue; so does a
+//! receiver that decimates its ACKs unasked (s2n-quic acknowledges every tenth packet). The claim
+//! itself stays in [`Resolved::claimed`], which the `rtt` trace event reports beside what was
+//! credited.
 //!
 //! # What cannot be recovered
+//!
+//! The packets a frame acknowledges that a lost frame acknowledged first: the sender counts them
+//! as newly acknowledged, so an honest frame its receiver's timer held can count more packets than
+//! the threshold after a lost ACK, and is then credited no delay.
 //!
 //! A delay quinn did not subtract: when `min + ack_delay > latest`, which happens when quinn's
 //! minimum RTT itself holds an ACK delay (on a slow path where every ACK waits for the
@@ -73,8 +84,9 @@ use crate::event::{Ack, AckBatch, RttSample};
 /// The Ack-Eliciting Threshold a sender asked its peer for (draft-ietf-quic-ack-frequency section
 /// 4, the field of its ACK_FREQUENCY frame): the receiver acknowledges at once when it has received
 /// more than this many ack-eliciting packets since its last ACK. A receiver asked for nothing
-/// follows RFC 9000 section 13.2.2, "at least two", which is threshold 1 ([`Self::RFC_9000`],
-/// the default). A controller credits no ACK Delay to a frame that acknowledges more (module
+/// should follow RFC 9000 section 13.2.2, "at least two", which is threshold 1
+/// ([`Self::RFC_9000`], the default); one that decimates its ACKs unasked has its timer-held
+/// frames read as queue (module documentation, "What is credited"). A controller credits no ACK Delay to a frame that acknowledges more (module
 /// documentation, "What is credited").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckElicitingThreshold(u64);
@@ -91,7 +103,7 @@ impl AckElicitingThreshold {
 
     /// Whether a frame that newly acknowledges `acked_packets` ack-eliciting packets was owed at
     /// once on its newest one.
-    fn owed_at_once(self, acked_packets: u64) -> bool {
+    pub(crate) fn owed_at_once(self, acked_packets: u64) -> bool {
         acked_packets > self.0
     }
 }
@@ -254,6 +266,7 @@ impl RttTracker {
             rtt: sample,
             acked_bytes,
             acked_packets,
+            owed_at_once: self.threshold.owed_at_once(acked_packets),
             in_flight,
             app_limited,
             resolved: self.resolved.map(|r| r.rtt),

@@ -1,5 +1,5 @@
 //! A sender that negotiated ACK frequency tells its controller the Ack-Eliciting Threshold it
-//! asked for (`ControllerSpec::ack_eliciting_threshold`), and the controller credits the ACK
+//! asked for (`ControllerSpec::with_ack_eliciting_threshold`), and the controller credits the ACK
 //! Delay of the frames the receiver could hold for its timer, and none of a frame it owed at once
 //! (`rtt.rs`, "What is credited"), whichever way the registry built it: a controller of the
 //! crate, a classifier's own SACK controller, or a classifier in front of quinn's.
@@ -52,7 +52,11 @@ impl<S: tracing::Subscriber> Layer<S> for Capture {
 fn frames(id: &str, threshold: Option<u64>, per_frame: u64) -> Vec<RttRecord> {
     let mut spec = registry::parse(id).unwrap();
     if let Some(t) = threshold {
-        spec.ack_eliciting_threshold(AckElicitingThreshold::new(t));
+        spec = spec.with_ack_eliciting_threshold(AckElicitingThreshold::new(t));
+        assert_eq!(
+            spec.ack_eliciting_threshold(),
+            AckElicitingThreshold::new(t)
+        );
     }
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());

@@ -107,8 +107,9 @@ impl FlowTransport {
         match &flow.controller {
             FlowController::Quic(spec) => {
                 let mut spec = spec.clone();
-                if let Some(threshold) = flow.ack_eliciting_threshold() {
-                    spec.ack_eliciting_threshold(AckElicitingThreshold::new(threshold.into()));
+                if let Some(threshold) = flow.ack_eliciting_threshold_on_wire() {
+                    spec = spec
+                        .with_ack_eliciting_threshold(AckElicitingThreshold::new(threshold.into()));
                 }
                 spec.apply_observed(&mut sender)
             }
@@ -223,7 +224,7 @@ pub fn idle_timeout(scenario: &Scenario) -> Duration {
 fn ack_frequency(flow: &Flow) -> AckFrequencyConfig {
     let mut ack = AckFrequencyConfig::default();
     ack.max_ack_delay(flow.max_ack_delay);
-    if let Some(threshold) = flow.ack_eliciting_threshold() {
+    if let Some(threshold) = flow.ack_eliciting_threshold_on_wire() {
         ack.ack_eliciting_threshold(VarInt::from_u32(threshold));
     }
     ack

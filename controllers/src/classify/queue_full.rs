@@ -161,8 +161,8 @@ impl Classifier for QueueFull {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         // The full-queue level is a maximum, and one delayed ACK would inflate it for `memory`:
-        // only frames a receiver sends at once (two packets or more) measure it.
-        if batch.acked_packets >= 2 {
+        // only frames the receiver owed at once measure it.
+        if batch.owed_at_once {
             let queueing = batch.rtt.queueing();
             self.observe(batch.now, queueing);
             let boundary = self.band_boundary();

@@ -454,7 +454,8 @@ impl PathModel {
         self.acked_per_frame +=
             (batch.acked_packets as f64 - self.acked_per_frame) * ACKED_PER_FRAME_GAIN;
         // The frame before this one has had its ACK delay recovered: a receiver's timer (a lone
-        // packet, or a receiver that acknowledges every tenth packet) no longer counts as queue.
+        // packet, or a receiver the sender asked to acknowledge every tenth packet, where the
+        // sender passed that threshold on) no longer counts as queue, within what was credited.
         if let (Some(resolved), Some(last)) = (batch.resolved, self.frames.back_mut()) {
             if last.1 == resolved.latest {
                 last.2 = resolved.queueing();

@@ -104,7 +104,7 @@ fn base(scenario: &Scenario) -> Result<TransportConfig, TransportError> {
 fn ack_frequency(flow: &Flow) -> AckFrequencyConfig {
     let mut ack = AckFrequencyConfig::default();
     ack.max_ack_delay(flow.max_ack_delay);
-    if let Some(threshold) = flow.ack_eliciting_threshold() {
+    if let Some(threshold) = flow.ack_eliciting_threshold_on_wire() {
         ack.ack_eliciting_threshold(VarInt::from_u32(threshold));
     }
     ack

@@ -260,11 +260,12 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The Ack-Eliciting Threshold of the sender's ACK_FREQUENCY request
-    /// (draft-ietf-quic-ack-frequency section 4), if the flow makes one with `ack_every`: the
+    /// The Ack-Eliciting Threshold of the sender's ACK_FREQUENCY request as it goes on the wire
+    /// (draft-ietf-quic-ack-frequency section 4), if the flow makes one with `ack_every` (the
+    /// scenario key `ack_eliciting_threshold = N`, which means an ACK every N packets): the
     /// receiver acknowledges once it holds *more* than the threshold, so the threshold is one
-    /// less.
-    pub fn ack_eliciting_threshold(&self) -> Option<u32> {
+    /// less than `ack_every`.
+    pub fn ack_eliciting_threshold_on_wire(&self) -> Option<u32> {
         self.ack_every.map(|every| every.saturating_sub(1))
     }
 }
