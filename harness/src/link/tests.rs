@@ -155,6 +155,34 @@ fn jitter_keeps_order_and_is_reproducible() {
     assert_ne!(a, run(2));
 }
 
+/// Order-keeping jitter delays a packet by the largest of the draws of the packets up to it, each
+/// less the time since it left: for exponential draws of mean `m` every `g` apart (`g` far below
+/// `m`), that maximum is Gumbel-distributed with mean `m * (ln(m / g) + 0.577)`. So the delay the
+/// jitter adds grows with the packet rate, and a flow reads more of it as a queue the faster it
+/// sends, though no queue stands.
+#[test]
+fn order_keeping_jitter_adds_more_delay_the_faster_packets_come() {
+    let mean = Duration::from_millis(3);
+    let mut link = base(10_000_000_000, 10, 100_000);
+    link.jitter = Some(Jitter::Exponential { mean });
+    let mean_extra_ms = |gap: Nanos, packets: u64| {
+        let mut l = dir(&link);
+        let extra: Nanos = (0..packets)
+            .map(|i| arrives(l.offer(i * gap, 1472, false)) - i * gap - 10 * MS)
+            .sum();
+        extra as f64 / packets as f64 / MS as f64
+    };
+    let sparse = mean_extra_ms(20 * MS, 2_000);
+    let dense = mean_extra_ms(MS / 20, 20_000);
+    let m = mean.as_secs_f64() * 1e3;
+    let gumbel = m * ((m / 0.05).ln() + 0.577);
+    assert!((0.8 * m..1.25 * m).contains(&sparse), "{sparse} ms");
+    assert!(
+        (0.8 * gumbel..1.2 * gumbel).contains(&dense),
+        "{dense} ms, expected about {gumbel}"
+    );
+}
+
 #[test]
 fn reordering_holds_packets_back_reproducibly() {
     let mut link = base(120_000_000, 10, 1000);
