@@ -3,8 +3,8 @@
 /// Implements quinn's `ControllerFactory` for a config with `fn algorithm(&self, mss: u64)` and
 /// the `initial_window` and `ack_eliciting_threshold` fields (a config declared with
 /// `param::config!`), under the controller id `$id`, and makes it a row of the registry with the
-/// one-line `$summary` (its parameters are its `Params` table). Anything after the summary goes into the `Row` implementation, e.g. a
-/// `packet_threshold` the controller needs.
+/// one-line `$summary` (its parameters are its `Params` table). Anything after the summary goes
+/// into the `Row` implementation, e.g. a `packet_threshold` the controller needs.
 macro_rules! controller_factory {
     ($config:ty, $id:literal, $summary:literal $(, $($row:tt)+)?) => {
         impl $config {

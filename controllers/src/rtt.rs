@@ -85,9 +85,9 @@ use crate::event::{Ack, AckBatch, RttSample};
 /// 4, the field of its ACK_FREQUENCY frame): the receiver acknowledges at once when it has received
 /// more than this many ack-eliciting packets since its last ACK. A receiver asked for nothing
 /// should follow RFC 9000 section 13.2.2, "at least two", which is threshold 1
-/// ([`Self::RFC_9000`], the default); one that decimates its ACKs unasked has its timer-held
-/// frames read as queue (module documentation, "What is credited"). A controller credits no ACK Delay to a frame that acknowledges more (module
-/// documentation, "What is credited").
+/// ([`Self::RFC_9000`], the default). A controller credits no ACK Delay to a frame that
+/// acknowledges more, so a receiver that decimates its ACKs unasked has its timer-held frames
+/// read as queue (module documentation, "What is credited").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AckElicitingThreshold(u64);
 
