@@ -196,6 +196,8 @@ async fn run_async(
     if options.fail_after_topology {
         bail!("failing on purpose after building the topology");
     }
+    // A flow that started before a qdisc acts would meet another queue than the scenario's.
+    tokio::time::sleep_until(topo.aqms_awake_at.into()).await;
     let flows = flow::run(scenario, plan, &topo, signals, options).await?;
     let reports = topo.finish_user_links();
     let events: Vec<CwndEvent> = sink

@@ -24,6 +24,8 @@
 //! threshold), jitter that keeps order (netem's jitter reorders) and our reordering model
 //! (netem's `reorder` sends packets early, not late).
 
+use std::time::Duration;
+
 use crate::scenario::{AqmKind, Link, LossModel};
 
 /// What shapes one link (both directions).
@@ -135,6 +137,18 @@ impl KernelShaping {
             Some(AqmKind::FqCoDel(_)) => self.fq_codel,
         };
         self.netem && self.tbf && self.ifb && aqm && (link.police.is_none() || self.police)
+    }
+}
+
+/// How long after a tc link is made its AQM first acts. Linux's `sch_pie` arms its first
+/// probability update half a second after the qdisc is made (`pie_init`: `jiffies + HZ / 2`),
+/// and drops nothing until then; a flow that started sooner would meet a plain drop-tail queue
+/// of PIE's `limit` for the rest of that half second, where RFC 8033's PIE (and the simulator's)
+/// updates from the first `tupdate`. CoDel and FQ-CoDel act from the first packet.
+pub fn aqm_wakes_after(link: &Link) -> Duration {
+    match link.aqm.map(|a| a.kind) {
+        Some(AqmKind::Pie(_)) => Duration::from_millis(500),
+        _ => Duration::ZERO,
     }
 }
 
@@ -407,7 +421,6 @@ fn police_filter(dev: &str, police: crate::scenario::Policer) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::units::BitRate;
-    use std::time::Duration;
 
     fn link(loss: LossModel) -> Link {
         Link {
@@ -620,6 +633,38 @@ mod tests {
                 assert_eq!(said, [if ecn { "ecn" } else { "noecn" }], "{line:?}");
                 assert!(!line.iter().any(|w| w == "ce_threshold"), "{line:?}");
             }
+        }
+    }
+
+    /// Linux's PIE acts only half a second after its qdisc is made; a run waits that long
+    /// before its flows start, and only for a PIE link.
+    #[test]
+    fn flows_wait_for_a_pie_qdisc_to_act_and_for_no_other() {
+        let mut l = link(LossModel::None);
+        assert_eq!(aqm_wakes_after(&l), Duration::ZERO);
+        let codel = crate::scenario::CoDel {
+            target: Duration::from_millis(5),
+            interval: Duration::from_millis(100),
+        };
+        for (kind, wait) in [
+            (AqmKind::CoDel(codel), Duration::ZERO),
+            (
+                AqmKind::FqCoDel(crate::scenario::FqCoDel {
+                    codel,
+                    quantum: 1514,
+                }),
+                Duration::ZERO,
+            ),
+            (
+                AqmKind::Pie(crate::scenario::Pie {
+                    target: Duration::from_millis(15),
+                    tupdate: Duration::from_millis(15),
+                }),
+                Duration::from_millis(500),
+            ),
+        ] {
+            l.aqm = Some(crate::scenario::Aqm { kind, ecn: false });
+            assert_eq!(aqm_wakes_after(&l), wait, "{kind:?}");
         }
     }
 

@@ -3,6 +3,8 @@
 //! devices and deletes the run's namespaces in reverse order, which takes their veths, ifb
 //! devices, qdiscs and sockets with them. What is already gone is skipped.
 
+use std::time::Instant;
+
 use anyhow::Context;
 
 use super::names::{self, RunPrefix};
@@ -24,6 +26,8 @@ pub struct Topology {
     user_links: Vec<Option<UserLink>>,
     /// Namespaces created so far, in order.
     namespaces: Vec<String>,
+    /// When every tc link's AQM acts ([`tc::aqm_wakes_after`]): flows start no sooner.
+    pub aqms_awake_at: Instant,
 }
 
 impl Topology {
@@ -49,6 +53,7 @@ impl Topology {
             engines: Vec::new(),
             user_links: Vec::new(),
             namespaces: Vec::new(),
+            aqms_awake_at: Instant::now(),
         };
         let mut nodes: Vec<Node> = (0..plan.routers).map(Node::Router).collect();
         for f in &plan.flows {
@@ -174,6 +179,8 @@ impl Topology {
                         sys::tc(ns, &c)?;
                     }
                 }
+                let awake = Instant::now() + tc::aqm_wakes_after(link);
+                self.aqms_awake_at = self.aqms_awake_at.max(awake);
                 self.user_links.push(None);
             }
             Engine::UserSpace => {
