@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
 """Linux's own qdiscs against the simulator and the user-space engine: the scenarios of
 harness/tests/kernel/ (netem loss behind tbf, CoDel, PIE and FQ-CoDel with and without ECN, a
-policer, a kernel TCP CUBIC peer) on three seeds (1, 2, 3), each
+policer, a kernel TCP CUBIC peer) on seeds 1 to 3, or 1 to 10 for the rows with random loss
+(whose goodput turns on whether a channel loss ends slow start before the queue overflows, a
+draw that three seeds settle poorly), each
 
-  simulator     `discern run FILE --runs 3` (a kernel TCP flow has no simulated form: quinn's
+  simulator     `discern run FILE --runs N` (a kernel TCP flow has no simulated form: quinn's
                 own CUBIC stands in for it);
-  user-space    `discern run FILE --link netns --runs 3 --jobs 1` on this host (root), whose
+  user-space    `discern run FILE --link netns --runs N --jobs 1` on this host (root), whose
                 kernel lacks sch_netem, so the runner picks the user-space engine; the table
                 names the engine each run got;
   Linux qdiscs  the same inside a VM whose kernel has sch_netem, codel, pie, fq_codel and
-                act_police (scripts/kernel-vm.sh, one boot for all runs).
+                act_police (scripts/kernel-vm.sh, one boot per number of seeds).
 
 Goodput is counted from the first second on (under software emulation the TLS handshake takes
-about half a second). The table goes between the `kernel-qdiscs` markers of README.md and
-docs/RESULTS.md.
+about half a second). A second table shows each engine's start-up on the drop-tail rows: the
+sender's smoothed RTT when its first data was acknowledged (the handshake's sample, under
+emulation slowed by the TLS computations) and its window at its first reduction, seed by seed.
+The first table goes between the `kernel-qdiscs` markers of README.md and docs/RESULTS.md,
+the second between the `kernel-startup` markers of docs/RESULTS.md.
 
-    scripts/kernel_eval.py                       # all three columns (about 12 minutes)
+    scripts/kernel_eval.py                       # all three columns (about 15 minutes)
     scripts/kernel_eval.py --reuse --print       # re-tabulate out/kernel-eval, write nothing
     scripts/kernel_eval.py --discern target/debug/discern
 """
@@ -31,10 +36,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "harness" / "tests" / "kernel"
-SEEDS = (1, 2, 3)
+SEEDS = 3
+LOSS_SEEDS = 10
 FROM_S = 1.0
 CAUSES = ("drop_tail", "codel", "pie", "fq_codel", "police")
 MARKER = "kernel-qdiscs"
+STARTUP_MARKER = "kernel-startup"
 
 
 def run(cmd, **kw):
@@ -46,16 +53,27 @@ def sim_args(file):
     return ["--set", "flow.1.controller=quinn-cubic"] if '"tcp-cubic"' in file.read_text() else []
 
 
+def seeds(file):
+    """The seeds a scenario runs on: 1 to 10 with random loss, 1 to 3 otherwise."""
+    lossy = re.search(r"^loss = ", file.read_text(), re.M)
+    return range(1, (LOSS_SEEDS if lossy else SEEDS) + 1)
+
+
 def run_all(binary, out, files):
     for f in files:
-        run([binary, "run", f, "--runs", len(SEEDS), "--out", out / "sim" / f.stem] + sim_args(f),
+        n = len(seeds(f))
+        run([binary, "run", f, "--runs", n, "--out", out / "sim" / f.stem] + sim_args(f),
             stdout=subprocess.DEVNULL)
     if os.geteuid() == 0:
         for f in files:
-            run([binary, "run", f, "--link", "netns", "--runs", len(SEEDS), "--jobs", 1,
+            run([binary, "run", f, "--link", "netns", "--runs", len(seeds(f)), "--jobs", 1,
                  "--out", out / "user" / f.stem], stdout=subprocess.DEVNULL)
-    run(["bash", ROOT / "scripts" / "kernel-vm.sh", "--discern", binary, "--out", out / "kernel"]
-        + files + ["--", "--runs", len(SEEDS), "--jobs", 1], stdout=subprocess.DEVNULL)
+    # One boot per number of seeds, since the VM's runs share one `--runs`.
+    for n in sorted({len(seeds(f)) for f in files}):
+        group = [f for f in files if len(seeds(f)) == n]
+        run(["bash", ROOT / "scripts" / "kernel-vm.sh", "--discern", binary,
+             "--out", out / "kernel"] + group + ["--", "--runs", n, "--jobs", 1],
+            stdout=subprocess.DEVNULL)
 
 
 def figures(run_dir):
@@ -78,13 +96,64 @@ def figures(run_dir):
     }
 
 
+def startup(run_dir):
+    """Flow 0's start-up in one run: its smoothed RTT (s) when its first data was acknowledged,
+    and its window (bytes) just before its first reduction, or None if it never reduced it."""
+    rows = [r for r in csv.DictReader(open(run_dir / "flows.csv")) if r["flow"] == "0"]
+    srtt = next(float(r["rtt_s"]) for r in rows if int(r["delivered_bytes"]) > 0)
+    windows = [int(r["cwnd_bytes"]) for r in rows]
+    cut = next((w for w, after in zip(windows, windows[1:]) if after < w), None)
+    return srtt, cut
+
+
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+
+def plain_drop_tail(summary):
+    """Whether a run's bottleneck is a plain drop-tail queue (no AQM, no policer)."""
+    if not summary.exists():
+        return False
+    queue = json.loads(summary.read_text())["links"][0]["queue"]
+    return queue.startswith("drop-tail") and "police" not in queue
+
+
+def startup_table(out, files):
+    """Each engine's start-up on the drop-tail rows, seed by seed."""
+    lines = [
+        "| scenario | engine | smoothed RTT at first delivery, ms (median) "
+        "| window at first reduction, kB → drop-tail drops, seed by seed |",
+        "|---|---|---|---|",
+    ]
+    for f in files:
+        if not plain_drop_tail(out / "sim" / f.stem / "seed=1" / "summary.json"):
+            continue
+        for engine, label in (("sim", "simulator"), ("user", "user-space"), ("kernel", "Linux")):
+            runs = [out / engine / f.stem / f"seed={s}" for s in seeds(f)]
+            if not all((r / "flows.csv").exists() for r in runs):
+                continue
+            starts = [startup(r) for r in runs]
+            drops = [figures(r)["drops"]["drop_tail"] for r in runs]
+            per_seed = ", ".join(f"{'-' if w is None else round(w / 1000)}→{d}"
+                                 for (_, w), d in zip(starts, drops))
+            rtt = median([srtt for srtt, _ in starts]) * 1000
+            lines.append(f"| {f.stem} | {label} | {rtt:.0f} | {per_seed} |")
+    lines += [
+        "",
+        "Flow 0 only (in `k-tcp-cubic`, the QUIC flow beside the TCP one). Same runs as the "
+        "table above. Written by `scripts/kernel_eval.py`.",
+    ]
+    return "\n".join(lines)
+
+
 def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def column(out, name):
+def column(out, file):
     """Means over the seeds of one engine's runs of one scenario, or None if it did not run."""
-    runs = [out / name / f"seed={s}" for s in SEEDS]
+    runs = [out / file.stem / f"seed={s}" for s in seeds(file)]
     if not all((r / "summary.json").exists() for r in runs):
         return None
     figs = [figures(r) for r in runs]
@@ -122,7 +191,7 @@ def table(out, files):
     ]
     engines = set()
     for f in files:
-        sim, user, kern = (column(out / e, f.stem) for e in ("sim", "user", "kernel"))
+        sim, user, kern = (column(out / e, f) for e in ("sim", "user", "kernel"))
         if user:
             engines.add(user["engine"])
         g = lambda c: f"{c['goodput'] / 1e6:.2f}" if c else "-"
@@ -131,8 +200,9 @@ def table(out, files):
                      f"{drops_text(sim)} | {drops_text(user)} | {drops_text(kern)} |")
     lines += [
         "",
-        f"Seeds {', '.join(map(str, SEEDS))} (means over them, but drop-tail counts seed by "
-        "seed: whether slow start overflowed the queue); 4 s runs at 4 Mbit/s, 20 ms, "
+        f"Seeds 1 to {LOSS_SEEDS} on the rows with channel losses, 1 to {SEEDS} on the others "
+        "(means over them, but drop-tail counts seed by seed: whether slow start overflowed "
+        "the queue); 4 s runs at 4 Mbit/s, 20 ms, "
         f"goodput from {FROM_S:g} s on; drops are the bottleneck's forward queue drops by who "
         "dropped them. User-space column: "
         + (", ".join(sorted(engines)) if engines else "not run (needs root)")
@@ -144,11 +214,11 @@ def table(out, files):
     return "\n".join(lines)
 
 
-def write_between_markers(path, text):
+def write_between_markers(path, text, marker=MARKER):
     body = path.read_text()
-    pattern = re.compile(rf"(<!-- BEGIN {MARKER} -->\n).*?(<!-- END {MARKER} -->)", re.S)
+    pattern = re.compile(rf"(<!-- BEGIN {marker} -->\n).*?(<!-- END {marker} -->)", re.S)
     if not pattern.search(body):
-        sys.exit(f"{path}: no <!-- BEGIN {MARKER} --> ... <!-- END {MARKER} --> markers")
+        sys.exit(f"{path}: no <!-- BEGIN {marker} --> ... <!-- END {marker} --> markers")
     path.write_text(pattern.sub(lambda m: m.group(1) + text + "\n" + m.group(2), body))
 
 
@@ -165,11 +235,12 @@ def main():
             sys.exit(f"{a.discern} not found: cargo build --release -p quinn-discern-harness, "
                      "or pass --discern BIN")
         run_all(a.discern.resolve(), a.out.resolve(), files)
-    text = table(a.out, files)
-    print(text)
+    text, startup = table(a.out, files), startup_table(a.out, files)
+    print(text + "\n\n" + startup)
     if not a.print:
         for doc in (ROOT / "README.md", ROOT / "docs" / "RESULTS.md"):
             write_between_markers(doc, text)
+        write_between_markers(ROOT / "docs" / "RESULTS.md", startup, STARTUP_MARKER)
 
 
 if __name__ == "__main__":
