@@ -24,8 +24,8 @@
 //! not installed); without them it skips, except under `CI=true`, where it fails naming the fix.
 //! The runs are 4 s at 4 Mbit/s: under software emulation the VM carries that rate without
 //! being CPU-bound (the script's calibration flow checks it), and the test takes about four
-//! minutes. `scripts/kernel_eval.py` runs the matrix on three seeds for the table in README and
-//! RESULTS.
+//! minutes. `scripts/kernel_eval.py` runs the matrix on three seeds (ten on the loss rows) for
+//! the tables in README and RESULTS.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
