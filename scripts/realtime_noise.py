@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -102,7 +103,7 @@ def main():
                 print("not root: the namespaces row is left out", file=sys.stderr)
                 continue
             run([BINARY, "run", SCENARIO, "--runs", str(a.runs), "--out", a.out / name] + extra,
-                stdout=open(os.devnull, "w"))
+                stdout=subprocess.DEVNULL)
     text = table(a.out, list(range(1, a.runs + 1)))
     print(text)
     if not a.print:
