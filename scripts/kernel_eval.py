@@ -30,9 +30,13 @@ import csv
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from readme_eval import replace_between  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "harness" / "tests" / "kernel"
@@ -106,11 +110,6 @@ def startup(run_dir):
     return srtt, cut
 
 
-def median(xs):
-    xs = sorted(xs)
-    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
-
-
 def plain_drop_tail(summary):
     """Whether a run's bottleneck is a plain drop-tail queue (no AQM, no policer)."""
     if not summary.exists():
@@ -137,7 +136,7 @@ def startup_table(out, files):
             drops = [figures(r)["drops"]["drop_tail"] for r in runs]
             per_seed = ", ".join(f"{'-' if w is None else round(w / 1000)}→{d}"
                                  for (_, w), d in zip(starts, drops))
-            rtt = median([srtt for srtt, _ in starts]) * 1000
+            rtt = statistics.median(srtt for srtt, _ in starts) * 1000
             lines.append(f"| {f.stem} | {label} | {rtt:.0f} | {per_seed} |")
     lines += [
         "",
@@ -214,14 +213,6 @@ def table(out, files):
     return "\n".join(lines)
 
 
-def write_between_markers(path, text, marker=MARKER):
-    body = path.read_text()
-    pattern = re.compile(rf"(<!-- BEGIN {marker} -->\n).*?(<!-- END {marker} -->)", re.S)
-    if not pattern.search(body):
-        sys.exit(f"{path}: no <!-- BEGIN {marker} --> ... <!-- END {marker} --> markers")
-    path.write_text(pattern.sub(lambda m: m.group(1) + text + "\n" + m.group(2), body))
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--discern", default=ROOT / "target" / "release" / "discern", type=Path)
@@ -239,8 +230,8 @@ def main():
     print(text + "\n\n" + startup)
     if not a.print:
         for doc in (ROOT / "README.md", ROOT / "docs" / "RESULTS.md"):
-            write_between_markers(doc, text)
-        write_between_markers(ROOT / "docs" / "RESULTS.md", startup, STARTUP_MARKER)
+            replace_between(doc, MARKER, text)
+        replace_between(ROOT / "docs" / "RESULTS.md", STARTUP_MARKER, startup)
 
 
 if __name__ == "__main__":
