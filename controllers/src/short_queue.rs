@@ -33,7 +33,10 @@
 //!   window that carried the flow's peak rate before it yielded, at today's round trip, so its
 //!   concave growth regains that share within seconds; from the yielded window it would plateau
 //!   there, and drop-tail losses, which meet both flows at once, keep the ratio of two CUBIC
-//!   windows where it is. A loss-based flow alone
+//!   windows where it is. For the same reason that window stays `W_max` at every loss until the
+//!   flow has reached it: the first rounds of a contest meet a buffer the other flow keeps full,
+//!   and a `W_max` reset to the window of each loss would plateau below the share again. A
+//!   loss-based flow alone
 //!   keeps a deep buffer full by itself, so the queue never reads short once the other flow
 //!   leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own part of it from time
 //!   to time, and when the delivery rate jumps for several rounds, to look.
@@ -236,6 +239,9 @@ pub struct ShortQueueAlgorithm {
     contested: bool,
     /// The round the flow last began to compete with a buffer-filler.
     contested_at: Option<u64>,
+    /// Whether the window has yet to reach, since the contest began, the one that carries the
+    /// flow's peak delivery rate at today's round trip ([`Self::held_window`]).
+    regaining: bool,
     /// The most the noisy path's window floor may set, since a window lost more than a channel
     /// loses (BBRv3's `inflight_hi`); it grows by an eighth a round.
     floor_cap: Option<f64>,
@@ -263,6 +269,7 @@ impl ShortQueueAlgorithm {
             competing,
             contested: false,
             contested_at: None,
+            regaining: false,
             floor_cap: None,
             shared_growth: match competing {
                 Competing::Cubic => Growth::cubic(),
@@ -347,6 +354,7 @@ impl ShortQueueAlgorithm {
     fn contest(&mut self, queue: Duration) {
         self.contested = true;
         self.contested_at = Some(self.path().rounds());
+        self.regaining = true;
         self.drain = DrainProbe::default();
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
@@ -608,17 +616,14 @@ impl ShortQueueAlgorithm {
             // A queue another flow keeps: the competing rule's cut.
             (_, QueueOwner::Shared { .. }) => {
                 let beta = self.shared_beta();
-                let reopened = self.window.state() == State::SlowStart;
                 self.window.reduce(event.now, beta);
                 if self.contested {
-                    // The loss that ends the slow start a contest reopened meets a buffer the
-                    // other flow keeps full: the share the flow held stays CUBIC's W_max.
+                    // Until the window has regained the share the flow held, each loss meets a
+                    // buffer the other flow keeps full, and that share stays CUBIC's W_max.
                     let queue = self.path().standing_queue().unwrap_or_default();
-                    let before = if reopened {
-                        (cwnd as f64).max(self.held_window(queue)) as u64
-                    } else {
-                        cwnd
-                    };
+                    let held = self.held_window(queue);
+                    self.regaining &= (cwnd as f64) < held;
+                    let before = if self.regaining { held as u64 } else { cwnd };
                     self.shared_growth.on_reduction(before, self.window.mss());
                     self.drain.on_reduction(beta);
                 }

@@ -187,6 +187,38 @@ fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_th
 }
 
 #[test]
+fn losses_before_the_flow_has_regained_its_share_keep_cubic_aiming_at_it() {
+    let mut path = settled();
+    let queue = 60 * MS;
+    let held = path.cwnd() as f64 * (RTT + queue).as_secs_f64() / RTT.as_secs_f64();
+    let mut rounds = 0;
+    while path.window().state() != State::SlowStart && rounds < 20 {
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
+    // The buffer the other flow keeps full drops a packet at once, and again a round later,
+    // before the window is back at the share.
+    path.lose(1);
+    queue_for(&mut path, queue, 1);
+    let short = path.cwnd() as f64 / held;
+    assert!(short < 0.8, "{short:.2} of the window held");
+    path.lose(1);
+    let cut = path.cwnd();
+    queue_for(&mut path, queue, 30);
+    let regained = (path.cwnd() - cut) as f64 / (held - cut as f64);
+    assert!(regained > 0.75, "regained {regained:.2} of the window held");
+    // Once it has, a loss is CUBIC's again: W_max is the window of the moment, where it plateaus.
+    let before = path.cwnd();
+    path.lose(1);
+    queue_for(&mut path, queue, 30);
+    let beyond = path.cwnd() as f64 / before as f64;
+    assert!(
+        beyond < 1.1,
+        "grew to {beyond:.2} of the window before the loss"
+    );
+}
+
+#[test]
 fn a_drain_probe_finds_the_buffer_filler_gone_and_the_flow_keeps_a_short_queue_again() {
     let mut path = contested();
     path.lose(1);
