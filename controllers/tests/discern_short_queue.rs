@@ -162,40 +162,39 @@ fn against_a_buffer_filler_the_flow_slow_starts_then_backs_off_as_cubic_does() {
     assert!(grew, "no growth from {cut} bytes");
 }
 
-#[test]
-fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_the_flow_held() {
+/// Settled, then a buffer-filler keeps `queue` standing; the flow yields until it reads the queue
+/// as shared and reopens slow start. Returns the path and the window that carries the rate the
+/// flow had through a round trip `queue` longer, bytes.
+fn reopened_against(queue: Duration) -> (Path<ShortQueueAlgorithm>, f64) {
     let mut path = settled();
-    // The window that carries the rate the flow had through a round trip 60 ms longer.
-    let queue = 60 * MS;
     let held = path.cwnd() as f64 * (RTT + queue).as_secs_f64() / RTT.as_secs_f64();
-    // A buffer-filler keeps that queue; the flow yields until it reads the queue as shared and
-    // reopens slow start, which the buffer, full already, ends at once.
     let mut rounds = 0;
     while path.window().state() != State::SlowStart && rounds < 20 {
         queue_for(&mut path, queue, 1);
         rounds += 1;
     }
     assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+    (path, held)
+}
+
+#[test]
+fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_the_flow_held() {
+    let queue = 60 * MS;
+    let (mut path, held) = reopened_against(queue);
+    // The buffer, full already, ends the reopened slow start at once.
     path.lose(1);
-    let held = held as u64;
     // CUBIC's concave growth heads for the window the flow held (K = cbrt((W_max - cwnd) / C)
     // seconds, in packets), where from W_max = the cut window over beta it would plateau there.
     let cut = path.cwnd();
     queue_for(&mut path, queue, 30);
-    let regained = (path.cwnd() - cut) as f64 / (held as f64 - cut as f64);
+    let regained = (path.cwnd() - cut) as f64 / (held - cut as f64);
     assert!(regained > 0.75, "regained {regained:.2} of the window held");
 }
 
 #[test]
 fn losses_before_the_flow_has_regained_its_share_keep_cubic_aiming_at_it() {
-    let mut path = settled();
     let queue = 60 * MS;
-    let held = path.cwnd() as f64 * (RTT + queue).as_secs_f64() / RTT.as_secs_f64();
-    let mut rounds = 0;
-    while path.window().state() != State::SlowStart && rounds < 20 {
-        queue_for(&mut path, queue, 1);
-        rounds += 1;
-    }
+    let (mut path, held) = reopened_against(queue);
     // The buffer the other flow keeps full drops a packet at once, and again a round later,
     // before the window is back at the share.
     path.lose(1);
