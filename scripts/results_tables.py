@@ -861,6 +861,8 @@ WRITTEN_ELSEWHERE = {
     "random-paths": "scripts/readme_eval.py",
     "competing": "scripts/compete_eval.py",
     "kernel-qdiscs": "scripts/kernel_eval.py",
+    "kernel-startup": "scripts/kernel_eval.py",
+    "realtime-noise": "scripts/realtime_noise.py",
     "receivers": "scripts/receivers_eval.py",
     "receivers-that-lie": "scripts/liars_eval.py",
 }
