@@ -2,6 +2,7 @@
 """Markdown tables for docs/RESULTS.md from the sweeps of scripts/results.sh.
 
 usage: results_tables.py OUT_DIR RESULTS_MD [TABLE ...]
+       results_tables.py --check RESULTS_MD   (every table in it has a script that writes it)
 
 Reads OUT_DIR/<sweep>/runs.csv (one row per run of a `--runs N` sweep; sweep.csv for a
 `--vary seed=...` sweep) and each run's runs/<index>-*/summary.json and flows.csv, and replaces
@@ -868,7 +869,30 @@ WRITTEN_ELSEWHERE = {
 }
 
 
+def written_elsewhere(name):
+    """The scoreboard's tables (scripts/readme_eval.py, scripts/bbr3_eval.py) and the other
+    scripts' sections."""
+    return name.startswith("discern-") or name in WRITTEN_ELSEWHERE
+
+
+def check(doc):
+    """Exits non-zero, naming them, if `doc` has generated tables that no script writes."""
+    makers = tables(None)
+    with open(doc) as f:
+        names = re.findall(r"<!-- BEGIN (\S+) -->", f.read())
+    unknown = [n for n in names if not written_elsewhere(n) and n not in makers]
+    if unknown:
+        raise SystemExit(
+            f"{doc}: no script writes the tables {', '.join(unknown)}: add each to tables() "
+            "or, if another script writes it, to WRITTEN_ELSEWHERE"
+        )
+    print(f"{doc}: {len(names)} tables, each written by a script")
+
+
 def main():
+    if sys.argv[1:2] == ["--check"]:
+        check(sys.argv[2])
+        return
     out, doc, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     makers = tables(out)
     with open(doc) as f:
@@ -876,9 +900,7 @@ def main():
 
     def replace(m):
         name = m.group(1)
-        if name.startswith("discern-") or name in WRITTEN_ELSEWHERE:
-            # The scoreboard's tables (scripts/readme_eval.py, scripts/bbr3_eval.py) and the
-            # other scripts' sections.
+        if written_elsewhere(name):
             return m.group(0)
         if name not in makers:
             raise SystemExit(f"{doc}: unknown table {name}")
