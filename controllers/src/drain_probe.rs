@@ -27,11 +27,11 @@ pub const DRAIN_INTERVAL_ROUNDS: u32 = 32;
 /// rate of the round after it.
 pub const MIN_ROUNDS_BETWEEN: u32 = 8;
 /// A round whose delivery rate per byte of window is this many times the average before it has
-/// jumped. Per byte of window the rate is one over the round trip, and once the other flow has
-/// left, the flow that stays refills much of the queue it kept within a few rounds: the lasting
-/// jump is smaller than the other flow's part of the queue suggests. Where the flow had regained
-/// an even share of a buffer a few BDP deep, the round trip fell by about a quarter once it
-/// had refilled, a jump of a third.
+/// jumped. Per byte of window the rate is one over the round trip. Where the flow held an even
+/// share of a deep buffer, the other flow kept half the queue, and its leaving at most about
+/// doubles the rate per byte; but the flow that stays grows into the emptied buffer (CUBIC
+/// fastest right after the queue falls), so over the rounds the check counts the jump lasts
+/// only part of that: a third is asked for, not a half.
 pub const RATE_JUMP: f64 = 1.3;
 /// Rounds in a row that jumped, after which a probe starts at once.
 pub const JUMP_ROUNDS: u32 = 4;

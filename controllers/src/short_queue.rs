@@ -36,10 +36,10 @@
 //!   windows where it is. For the same reason that window stays `W_max` at every loss until the
 //!   flow has reached it: the first rounds of a contest meet a buffer the other flow keeps full,
 //!   and a `W_max` reset to the window of each loss would plateau below the share again. A
-//!   loss-based flow alone
-//!   keeps a deep buffer full by itself, so the queue never reads short once the other flow
-//!   leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own part of it from time
-//!   to time, and when the delivery rate jumps for several rounds, to look.
+//!   loss-based flow alone keeps a deep buffer full by itself, so the queue never reads short
+//!   once the other flow leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own
+//!   part of it from time to time, and when the delivery rate jumps for several rounds, to
+//!   look.
 //!
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
