@@ -27,6 +27,7 @@ the second between the `kernel-startup` markers of docs/RESULTS.md.
 
 import argparse
 import csv
+import functools
 import json
 import os
 import re
@@ -57,16 +58,18 @@ def sim_args(file):
     return ["--set", "flow.1.controller=quinn-cubic"] if '"tcp-cubic"' in file.read_text() else []
 
 
+@functools.cache
 def seeds(file):
-    """The seeds a scenario runs on: 1 to 10 with random loss, 1 to 3 otherwise."""
+    """The seeds a scenario runs on: 1 to 10 with random loss, 1 to 3 otherwise (the file is
+    read once)."""
     lossy = re.search(r"^loss = ", file.read_text(), re.M)
     return range(1, (LOSS_SEEDS if lossy else SEEDS) + 1)
 
 
 def run_all(binary, out, files):
     for f in files:
-        n = len(seeds(f))
-        run([binary, "run", f, "--runs", n, "--out", out / "sim" / f.stem] + sim_args(f),
+        run([binary, "run", f, "--runs", len(seeds(f)), "--out", out / "sim" / f.stem]
+            + sim_args(f),
             stdout=subprocess.DEVNULL)
     if os.geteuid() == 0:
         for f in files:
@@ -103,7 +106,8 @@ def figures(run_dir):
 def startup(run_dir):
     """Flow 0's start-up in one run: its smoothed RTT (s) when its first data was acknowledged,
     and its window (bytes) just before its first reduction, or None if it never reduced it."""
-    rows = [r for r in csv.DictReader(open(run_dir / "flows.csv")) if r["flow"] == "0"]
+    with open(run_dir / "flows.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["flow"] == "0"]
     srtt = next(float(r["rtt_s"]) for r in rows if int(r["delivered_bytes"]) > 0)
     windows = [int(r["cwnd_bytes"]) for r in rows]
     cut = next((w for w, after in zip(windows, windows[1:]) if after < w), None)
