@@ -391,15 +391,32 @@ impl ShortQueueAlgorithm {
     }
 
     /// A round of the shared mode: the drain probe's turn ([`crate::drain_probe`]).
+    ///
+    /// A probe's verdict reads the round's standing queue, or, while the probe drains, the queue
+    /// of the last few frames as well: the round that ends a probe began before the packets sent
+    /// under the drained window came back, so its standing queue still holds part of the queue
+    /// the probe has just emptied.
     fn drain_probe(&mut self, queue: Duration, target: Duration) {
         let rate = self.path().round_rate();
         let pipe = rate * self.path().min_rtt().as_secs_f64();
-        let short = queue < target;
+        let short = queue < target || self.drain.is_draining() && self.recent_queue() < target;
         match self.drain.on_round(rate, short, self.window.cwnd(), pipe) {
             None => {}
             Some(DrainAction::Resize(bytes)) => self.window.resize(bytes),
             Some(DrainAction::LeaveShared) => self.owner = QueueOwner::OWN,
         }
+    }
+
+    /// The queue of the last few frames ([`PathModel::recent_queue`]), read past the noise floor
+    /// and the jitter as the standing queue is.
+    fn recent_queue(&self) -> Duration {
+        let path = self.path();
+        let Some(queue) = path.recent_queue() else {
+            return Duration::MAX;
+        };
+        queue
+            .saturating_sub(path.noise_floor())
+            .saturating_sub(self.noise_margin())
     }
 
     /// The RTT of an empty queue, seconds: the minimum RTT, plus the noise floor on a noisy path
