@@ -89,6 +89,12 @@ pub type Discern = Adapter<DiscernAlgorithm>;
 /// ([`ShortQueueAlgorithm`]); `queue = full` is the earlier design, NewReno that keeps its window
 /// on losses below the full-queue level ([`QueueFull`]), kept to compare the two.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per connection, built once and kept inside its controller (which quinn \
+              boxes): boxing the larger variant would add an indirection to every ACK and save \
+              nothing"
+)]
 pub enum DiscernAlgorithm {
     /// The default: a target queue when alone, NewReno's manners against a buffer-filler.
     ShortQueue(ShortQueueAlgorithm),

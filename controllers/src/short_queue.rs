@@ -33,9 +33,12 @@
 //!   window that carried the flow's peak rate before it yielded, at today's round trip, so its
 //!   concave growth regains that share within seconds; from the yielded window it would plateau
 //!   there, and drop-tail losses, which meet both flows at once, keep the ratio of two CUBIC
-//!   windows where it is. For the same reason that window stays `W_max` at every loss until the
-//!   flow has reached it: the first rounds of a contest meet a buffer the other flow keeps full,
-//!   and a `W_max` reset to the window of each loss would plateau below the share again. A
+//!   windows where it is. For the same reason, losses at the full buffer do not end the reopened
+//!   slow start before the window is back at that share (a drop-tail buffer drops only when
+//!   full, so a loss that meets a queue well short of the deepest is an AQM's, and ends it), and
+//!   that window stays `W_max` at every loss until the flow has reached it: the first rounds of
+//!   a contest meet a buffer the other flow keeps full, and a `W_max` reset to the window of each
+//!   loss would plateau below the share again. A
 //!   loss-based flow alone keeps a deep buffer full by itself, so the queue never reads short
 //!   once the other flow leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own
 //!   part of it from time to time, and when the delivery rate jumps for several rounds, to
@@ -131,6 +134,10 @@ const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// round trip: past the share it held, as far as a loss allows, but on a path whose capacity
 /// leaps (a cellular trace) not to several times the window that share needs.
 const REOPENED_SLOW_START_REACH: u64 = 2;
+/// The share of the deepest standing queue a contest has seen that a loss must meet to have met
+/// the full buffer of a drop-tail queue: a buffer-filler's sawtooth lets the standing queue fall
+/// by about a quarter between overflows (CUBIC's `beta` = 0.7 on its own share).
+const FULL_BUFFER_SHARE: f64 = 0.75;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
 const SENT_WINDOWS_KEPT: usize = 32;
@@ -242,6 +249,8 @@ pub struct ShortQueueAlgorithm {
     /// Whether the window has yet to reach, since the contest began, the one that carries the
     /// flow's peak delivery rate at today's round trip ([`Self::held_window`]).
     regaining: bool,
+    /// The deepest standing queue since the contest began: the buffer-filler's full buffer.
+    deepest_queue: Duration,
     /// The most the noisy path's window floor may set, since a window lost more than a channel
     /// loses (BBRv3's `inflight_hi`); it grows by an eighth a round.
     floor_cap: Option<f64>,
@@ -270,6 +279,7 @@ impl ShortQueueAlgorithm {
             contested: false,
             contested_at: None,
             regaining: false,
+            deepest_queue: Duration::ZERO,
             floor_cap: None,
             shared_growth: match competing {
                 Competing::Cubic => Growth::cubic(),
@@ -324,6 +334,7 @@ impl ShortQueueAlgorithm {
                     self.contested = false;
                 }
                 if self.contested {
+                    self.deepest_queue = self.deepest_queue.max(queue);
                     self.drain_probe(beyond_noise, target);
                 } else if beyond_noise >= DEEP_QUEUE {
                     self.contest(queue);
@@ -347,7 +358,8 @@ impl ShortQueueAlgorithm {
 
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
-    /// next congestion verdict (or [`REOPENED_SLOW_START_REACH`] held windows): the other flow
+    /// next congestion verdict that [`Self::keeps_contest_start`] does not pass over (or
+    /// [`REOPENED_SLOW_START_REACH`] held windows): the other flow
     /// filled the buffer from its own slow start while this one kept its queue short, and from
     /// the small window that leaves, CUBIC's or Reno's growth takes minutes to reach an even
     /// share on a long path (on a cellular path whose buffer holds seconds, a round lasts one).
@@ -355,6 +367,7 @@ impl ShortQueueAlgorithm {
         self.contested = true;
         self.contested_at = Some(self.path().rounds());
         self.regaining = true;
+        self.deepest_queue = queue;
         self.drain = DrainProbe::default();
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
@@ -597,6 +610,36 @@ impl ShortQueueAlgorithm {
         self.window.resize(next as u64);
     }
 
+    /// Whether a loss leaves a contest's reopened slow start going: the loss met the full buffer
+    /// of a buffer-filler ([`Self::met_full_buffer`]) before the window has regained the share
+    /// the flow held. Such a buffer stays full whatever this flow does, so its losses say
+    /// nothing about this flow's share, and ending slow start on the first of them leaves the
+    /// window where yielding left it (a CUBIC flow that fills a deep buffer overflows it every
+    /// few rounds). Half a window lost still ends it: no full buffer explains that.
+    fn keeps_contest_start(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
+        let reopened = self.contested
+            && self.window.state() == State::SlowStart
+            && matches!(self.owner, QueueOwner::Shared { .. });
+        reopened && !half_window_lost(event, losses_in_window) && self.met_full_buffer() && {
+            let queue = self.path().standing_queue().unwrap_or_default();
+            (self.window.cwnd() as f64) < self.held_window(queue)
+        }
+    }
+
+    /// Whether the latest loss met a full drop-tail buffer: a queue of at least [`DEEP_QUEUE`] and
+    /// [`FULL_BUFFER_SHARE`] of the deepest the contest has seen. A drop-tail buffer drops only
+    /// when full, where an AQM drops at queues well short of the deepest it lets stand (PIE's
+    /// start-up allowance lets a slow start queue 100 ms, then drops as the queue falls back).
+    /// There the other flow's share is held by drops that meet both flows alike, and a slow
+    /// start that ran through them would take it.
+    fn met_full_buffer(&self) -> bool {
+        let full = self
+            .deepest_queue
+            .mul_f64(FULL_BUFFER_SHARE)
+            .max(DEEP_QUEUE);
+        self.classifier().last_queue_met() >= full
+    }
+
     fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
         if event.is_ecn() {
             self.window.reduce(event.now, self.ecn_beta);
@@ -695,6 +738,8 @@ impl Algorithm for ShortQueueAlgorithm {
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
             true
+        } else if self.keeps_contest_start(event, evidence.losses_in_window) {
+            false
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
             self.reduce(event, evidence.losses_in_window);
             if evidence.losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets {

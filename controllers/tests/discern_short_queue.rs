@@ -178,11 +178,50 @@ fn reopened_against(queue: Duration) -> (Path<ShortQueueAlgorithm>, f64) {
 }
 
 #[test]
-fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_the_flow_held() {
+fn losses_at_the_full_buffer_do_not_end_a_contest_s_slow_start_before_the_flow_has_its_share() {
     let queue = 60 * MS;
     let (mut path, held) = reopened_against(queue);
-    // The buffer, full already, ends the reopened slow start at once.
+    // The buffer the other flow keeps full drops packets at once: the flow's share is not what
+    // fills it, and slow start goes on.
+    for _ in 0..2 {
+        let before = path.cwnd();
+        let decision = path.lose(1);
+        expect_verdict(&decision, Verdict::Congestion);
+        assert!(!decision.reduced);
+        assert_eq!(path.cwnd(), before);
+        assert_eq!(path.window().state(), State::SlowStart);
+    }
+    while path.window().state() == State::SlowStart && (path.cwnd() as f64) < held {
+        queue_for(&mut path, queue, 1);
+    }
+    // Once it has its share back, a loss at the full buffer is CUBIC's (RFC 9438: beta = 0.7).
+    let before = path.cwnd() as f64;
+    assert!(
+        before >= held,
+        "slow start ended at {:.2} of the window held",
+        before / held
+    );
     path.lose(1);
+    assert_ne!(path.window().state(), State::SlowStart);
+    let kept = path.cwnd() as f64 / before;
+    assert!((kept - 0.7).abs() < 0.01, "kept {kept}");
+}
+
+/// A contest's slow start, reopened against a buffer-filler's `queue`, ended by an AQM's drop: a
+/// loss that met a queue a third shorter than the deepest. Returns the path and the window held.
+fn ended_by_a_drop_short_of_the_full_buffer(queue: Duration) -> (Path<ShortQueueAlgorithm>, f64) {
+    let (mut path, held) = reopened_against(queue);
+    queue_for(&mut path, queue.mul_f64(2.0 / 3.0), 1);
+    let decision = path.lose(1);
+    assert!(decision.reduced, "{}", decision.evidence.reason);
+    assert_ne!(path.window().state(), State::SlowStart);
+    (path, held)
+}
+
+#[test]
+fn a_loss_short_of_the_full_buffer_ends_a_contest_s_slow_start_aiming_at_the_share_held() {
+    let queue = 150 * MS;
+    let (mut path, held) = ended_by_a_drop_short_of_the_full_buffer(queue);
     // CUBIC's concave growth heads for the window the flow held (K = cbrt((W_max - cwnd) / C)
     // seconds, in packets), where from W_max = the cut window over beta it would plateau there.
     let cut = path.cwnd();
@@ -193,21 +232,30 @@ fn the_loss_that_ends_a_contest_s_slow_start_leaves_cubic_aiming_at_the_share_th
 
 #[test]
 fn losses_before_the_flow_has_regained_its_share_keep_cubic_aiming_at_it() {
-    let queue = 60 * MS;
-    let (mut path, held) = reopened_against(queue);
-    // The buffer the other flow keeps full drops a packet at once, and again a round later,
-    // before the window is back at the share.
-    path.lose(1);
-    queue_for(&mut path, queue, 1);
+    let queue = 150 * MS;
+    let (mut path, held) = ended_by_a_drop_short_of_the_full_buffer(queue);
+    // A second drop a round trip later (two of the synthetic path's rounds), before the window
+    // is back at the share.
+    queue_for(&mut path, queue, 2);
     let short = path.cwnd() as f64 / held;
     assert!(short < 0.8, "{short:.2} of the window held");
     path.lose(1);
-    let cut = path.cwnd();
+    // Past the plateau a W_max reset to this loss's window (the cut one over beta) would hold.
+    let plateau = path.cwnd() as f64 / 0.7;
     queue_for(&mut path, queue, 30);
-    let regained = (path.cwnd() - cut) as f64 / (held - cut as f64);
-    assert!(regained > 0.75, "regained {regained:.2} of the window held");
+    let beyond = path.cwnd() as f64 / plateau;
+    assert!(beyond > 1.15, "{beyond:.2} of the plateau");
     // Once it has, a loss is CUBIC's again: W_max is the window of the moment, where it plateaus.
+    let mut rounds = 0;
+    while (path.cwnd() as f64) < held && rounds < 60 {
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
     let before = path.cwnd();
+    assert!(
+        before as f64 >= held,
+        "still short of the share after {rounds} rounds"
+    );
     path.lose(1);
     queue_for(&mut path, queue, 30);
     let beyond = path.cwnd() as f64 / before as f64;
