@@ -224,9 +224,10 @@ fn bad_draws_are_refused_naming_the_fix() {
     assert!(e.to_string().contains("--runs"), "{e}");
 }
 
-/// The real simulator on the cheapest paths of a draw: twice the same bytes.
+/// The real simulator on the cheapest paths of a draw: twice the same bytes, and once more from
+/// the scenario file the board left beside the run.
 #[test]
-fn the_simulator_gives_a_path_the_same_bytes_twice() {
+fn the_simulator_gives_a_path_the_same_bytes_twice_and_its_scenario_file_again() {
     let seed = 11;
     let paths = draw_all(seed, 40);
     let cost = |p: &RandomPath| {
@@ -274,5 +275,38 @@ fn the_simulator_gives_a_path_the_same_bytes_twice() {
     let kept = header.iter().position(|h| *h == "peer_kept").unwrap();
     let value: f64 = row.split(',').nth(kept).unwrap().parse().unwrap();
     assert!(value > 0.0, "{row}");
+    // Each run's folder holds its scenario, and `discern run` on it gives the same run again.
+    let runs: Vec<_> = std::fs::read_dir(a.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let board_run = runs
+        .iter()
+        .find(|d| d.to_string_lossy().ends_with("-discern"))
+        .unwrap();
+    let again = dir.path().join("again");
+    execute(
+        Cli::try_parse_from(strings(&[
+            "discern",
+            "run",
+            &board_run.join("scenario.toml").to_string_lossy(),
+            "--out",
+            &again.to_string_lossy(),
+        ]))
+        .unwrap(),
+    )
+    .unwrap();
+    let goodputs = |file: &std::path::Path| {
+        let summary: serde_json::Value = serde_json::from_slice(&read(file)).unwrap();
+        let flows = summary["flows"].as_array().unwrap().clone();
+        flows
+            .iter()
+            .map(|f| f["goodput_bps"].as_f64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        goodputs(&board_run.join("summary.json")),
+        goodputs(&again.join("summary.json"))
+    );
     let _ = seed;
 }

@@ -10,7 +10,7 @@ use crate::output;
 use crate::report::{RunOutput, Summary};
 use crate::runner::LinkKind;
 use crate::scenario::Scenario;
-use crate::score::classes::{Flows, AFTER_VISIT_SETTLE_S};
+use crate::score::classes::{traces_dir, Flows, AFTER_VISIT_SETTLE_S};
 use crate::score::measure::{self, Measures};
 use crate::score::Job;
 use crate::shard::{self, Manifest, Shard};
@@ -66,12 +66,13 @@ fn with_unbuilt<T>(part: &[ScorePartJob], ran: Vec<Result<T, String>>) -> Vec<Re
         .collect()
 }
 
-/// Writes a run's `summary.json` in `dir`; for a class a peer visits, also what its series
-/// showed beside the summary (`measures.json`), which the figures need and the summary does not
-/// hold.
+/// Writes a run's `summary.json` and its scenario ([`output::SCENARIO_FILE`]) in `dir`; for a
+/// class a peer visits, also what its series showed beside the summary (`measures.json`), which
+/// the figures need and the summary does not hold.
 fn keep_run(job: &Job, out: &RunOutput, dir: &Path) -> anyhow::Result<(Summary, Measures)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     output::write_json(&dir.join("summary.json"), &out.summary)?;
+    output::write_scenario(dir, &job.scenario_text(&traces_dir())?)?;
     let measures = match job.class()?.flows {
         Flows::Visited { .. } => {
             let measures = Measures::of(out, AFTER_VISIT_SETTLE_S);

@@ -90,12 +90,15 @@ pub(super) fn score_paths_cmd(
     let run_one = |s: &Scenario| runner(s, LinkKind::Sim);
     let keep = |(i, job): &(usize, PathJob), run: &RunOutput| {
         let dir = runs_dir.join(job.dir_name(*i, total));
-        let settle_s = paths::SETTLE_OF_RUN * by_index[&job.path].1.run_s;
+        let (path, layout) = by_index[&job.path];
+        let settle_s = paths::SETTLE_OF_RUN * layout.run_s;
         let measures = Measures::of(run, settle_s);
+        let scenario = path.scenario_toml(layout, &job.controller, &traces);
         let r = std::fs::create_dir_all(&dir)
             .with_context(|| format!("creating {}", dir.display()))
             .and_then(|_| output::write_json(&dir.join("summary.json"), &run.summary))
-            .and_then(|_| output::write_json(&dir.join(crate::score::measure::FILE), &measures));
+            .and_then(|_| output::write_json(&dir.join(crate::score::measure::FILE), &measures))
+            .and_then(|_| output::write_scenario(&dir, &scenario));
         bar.inc(1);
         r?;
         Ok(PathRun {

@@ -21,6 +21,16 @@ pub const FLOWS_CSV_HEADER: [&str; 7] = [
     "delivered_bytes",
 ];
 
+/// The scenario a board's run came from, written beside its `summary.json`: `discern run` on it
+/// gives the run again, with the cwnd trace and plots a board does not write.
+pub const SCENARIO_FILE: &str = "scenario.toml";
+
+/// Writes a board run's scenario `text` to [`SCENARIO_FILE`] in `dir`.
+pub fn write_scenario(dir: &Path, text: &str) -> anyhow::Result<()> {
+    let file = dir.join(SCENARIO_FILE);
+    std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))
+}
+
 /// Writes `value` as pretty JSON followed by a newline.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
     let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;

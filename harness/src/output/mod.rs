@@ -5,7 +5,9 @@ mod files;
 pub mod plot;
 pub mod table;
 
-pub use files::{write_flows_csv, write_json, write_table_csv, FLOWS_CSV_HEADER};
+pub use files::{
+    write_flows_csv, write_json, write_scenario, write_table_csv, FLOWS_CSV_HEADER, SCENARIO_FILE,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -139,8 +139,14 @@ impl Job {
                 classes::TRACES_DEFAULT
             );
         }
-        let text = class.scenario_toml_in(&self.controller, self.seed, self.lossless, traces);
+        let text = self.scenario_text(traces)?;
         Scenario::from_toml(&text, class.id, &[]).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// The run's scenario file, with the capacity traces in `traces`.
+    pub fn scenario_text(&self, traces: &Path) -> anyhow::Result<String> {
+        let class = self.class()?;
+        Ok(class.scenario_toml_in(&self.controller, self.seed, self.lossless, traces))
     }
 
     /// Folder under `runs/`: index, class, controller, `lossless`, seed, made path-safe.
