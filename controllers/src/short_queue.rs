@@ -38,11 +38,10 @@
 //!   full, so a loss that meets a queue well short of the deepest is an AQM's, and ends it), and
 //!   that window stays `W_max` at every loss until the flow has reached it: the first rounds of
 //!   a contest meet a buffer the other flow keeps full, and a `W_max` reset to the window of each
-//!   loss would plateau below the share again. A
-//!   loss-based flow alone keeps a deep buffer full by itself, so the queue never reads short
-//!   once the other flow leaves: a drain probe ([`crate::drain_probe`]) empties the flow's own
-//!   part of it from time to time, and when the delivery rate jumps for several rounds, to
-//!   look.
+//!   loss would plateau below the share again. A loss-based flow alone keeps a deep buffer full
+//!   by itself, so the queue never reads short once the other flow leaves: a drain probe
+//!   ([`crate::drain_probe`]) empties the flow's own part of it from time to time, and when the
+//!   delivery rate jumps for several rounds, to look.
 //!
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
@@ -100,7 +99,9 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
-use crate::classify::{half_window_lost, Discriminator, LossCause, PathModel, ShortQueue};
+use crate::classify::{
+    beyond_a_channel, half_window_lost, Discriminator, LossCause, PathModel, ShortQueue,
+};
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::growth::{Cubic, Growth};
@@ -135,8 +136,10 @@ const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// leaps (a cellular trace) not to several times the window that share needs.
 const REOPENED_SLOW_START_REACH: u64 = 2;
 /// The share of the deepest standing queue a contest has seen that a loss must meet to have met
-/// the full buffer of a drop-tail queue: a buffer-filler's sawtooth lets the standing queue fall
-/// by about a quarter between overflows (CUBIC's `beta` = 0.7 on its own share).
+/// the full buffer of a drop-tail queue. The two are read differently: the queue a loss met is the
+/// least of the frames around it, the standing queue a round's average of such minima, and a
+/// round's average moves by about a quarter from round to round as the flows' bursts come and
+/// go (the ownership test allows a quarter too, [`SHRINK_EFFECT`]).
 const FULL_BUFFER_SHARE: f64 = 0.75;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
@@ -249,8 +252,12 @@ pub struct ShortQueueAlgorithm {
     /// Whether the window has yet to reach, since the contest began, the one that carries the
     /// flow's peak delivery rate at today's round trip ([`Self::held_window`]).
     regaining: bool,
-    /// The deepest standing queue since the contest began: the buffer-filler's full buffer.
+    /// The deepest standing queue (beyond the noise floor) since the contest began: the
+    /// buffer-filler's full buffer.
     deepest_queue: Duration,
+    /// Whether the slow start a contest reopened is still the one under way: no loss response
+    /// (nor a collapse after persistent congestion) has come since.
+    contest_start: bool,
     /// The most the noisy path's window floor may set, since a window lost more than a channel
     /// loses (BBRv3's `inflight_hi`); it grows by an eighth a round.
     floor_cap: Option<f64>,
@@ -280,6 +287,7 @@ impl ShortQueueAlgorithm {
             contested_at: None,
             regaining: false,
             deepest_queue: Duration::ZERO,
+            contest_start: false,
             floor_cap: None,
             shared_growth: match competing {
                 Competing::Cubic => Growth::cubic(),
@@ -358,7 +366,7 @@ impl ShortQueueAlgorithm {
 
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
-    /// next congestion verdict that [`Self::keeps_contest_start`] does not pass over (or
+    /// next congestion verdict that [`Self::passes_over_contest_loss`] does not pass over (or
     /// [`REOPENED_SLOW_START_REACH`] held windows): the other flow
     /// filled the buffer from its own slow start while this one kept its queue short, and from
     /// the small window that leaves, CUBIC's or Reno's growth takes minutes to reach an even
@@ -368,6 +376,7 @@ impl ShortQueueAlgorithm {
         self.contested_at = Some(self.path().rounds());
         self.regaining = true;
         self.deepest_queue = queue;
+        self.contest_start = true;
         self.drain = DrainProbe::default();
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
@@ -412,7 +421,7 @@ impl ShortQueueAlgorithm {
     fn drain_probe(&mut self, queue: Duration, target: Duration) {
         let rate = self.path().round_rate();
         let pipe = rate * self.path().min_rtt().as_secs_f64();
-        let short = queue < target || self.drain.is_draining() && self.recent_queue() < target;
+        let short = queue < target || (self.drain.is_draining() && self.recent_queue() < target);
         match self.drain.on_round(rate, short, self.window.cwnd(), pipe) {
             None => {}
             Some(DrainAction::Resize(bytes)) => self.window.resize(bytes),
@@ -615,29 +624,38 @@ impl ShortQueueAlgorithm {
     /// the flow held. Such a buffer stays full whatever this flow does, so its losses say
     /// nothing about this flow's share, and ending slow start on the first of them leaves the
     /// window where yielding left it (a CUBIC flow that fills a deep buffer overflows it every
-    /// few rounds). Half a window lost still ends it: no full buffer explains that.
-    fn keeps_contest_start(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
-        let reopened = self.contested
+    /// few rounds). A CE mark still ends it (an AQM's signal, whatever queue a loss last met), and
+    /// so do more losses in one window than a channel explains ([`beyond_a_channel`]): a full
+    /// buffer drops what overshoots it, and past half the window, or past what a receiver holds
+    /// gaps for, the overshoot is this flow's.
+    fn passes_over_contest_loss(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
+        let in_contest_start = self.contest_start
             && self.window.state() == State::SlowStart
             && matches!(self.owner, QueueOwner::Shared { .. });
-        reopened && !half_window_lost(event, losses_in_window) && self.met_full_buffer() && {
-            let queue = self.path().standing_queue().unwrap_or_default();
-            (self.window.cwnd() as f64) < self.held_window(queue)
-        }
+        in_contest_start
+            && !event.is_ecn()
+            && !beyond_a_channel(event, losses_in_window)
+            && self.met_full_buffer()
+            && {
+                let queue = self.path().standing_queue().unwrap_or_default();
+                (self.window.cwnd() as f64) < self.held_window(queue)
+            }
     }
 
-    /// Whether the latest loss met a full drop-tail buffer: a queue of at least [`DEEP_QUEUE`] and
-    /// [`FULL_BUFFER_SHARE`] of the deepest the contest has seen. A drop-tail buffer drops only
-    /// when full, where an AQM drops at queues well short of the deepest it lets stand (PIE's
-    /// start-up allowance lets a slow start queue 100 ms, then drops as the queue falls back).
-    /// There the other flow's share is held by drops that meet both flows alike, and a slow
-    /// start that ran through them would take it.
+    /// Whether the latest loss met a full drop-tail buffer: a queue (beyond the noise floor, as
+    /// [`Self::deepest_queue`] is read) of at least [`DEEP_QUEUE`] and [`FULL_BUFFER_SHARE`] of
+    /// the deepest the contest has seen. A drop-tail buffer drops only when full, where an AQM
+    /// drops at queues well short of the deepest it lets stand: PIE's start-up allowance lets a
+    /// slow start queue 100 ms, and while PIE pulls that queue back towards its 15 ms target its
+    /// drops meet less and less. There the other flow's share is held by drops that meet both
+    /// flows alike, and a slow start that ran through them would take it.
     fn met_full_buffer(&self) -> bool {
         let full = self
             .deepest_queue
             .mul_f64(FULL_BUFFER_SHARE)
             .max(DEEP_QUEUE);
-        self.classifier().last_queue_met() >= full
+        let met = self.classifier().last_queue_met();
+        met.saturating_sub(self.path().noise_floor()) >= full
     }
 
     fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
@@ -738,7 +756,7 @@ impl Algorithm for ShortQueueAlgorithm {
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
             true
-        } else if self.keeps_contest_start(event, evidence.losses_in_window) {
+        } else if self.passes_over_contest_loss(event, evidence.losses_in_window) {
             false
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
             self.reduce(event, evidence.losses_in_window);
@@ -752,6 +770,7 @@ impl Algorithm for ShortQueueAlgorithm {
             false
         };
         if reduced {
+            self.contest_start = false;
             self.sent_windows.note(event.now, self.window.cwnd());
         }
         Decision {

@@ -191,8 +191,10 @@ fn losses_at_the_full_buffer_do_not_end_a_contest_s_slow_start_before_the_flow_h
         assert_eq!(path.cwnd(), before);
         assert_eq!(path.window().state(), State::SlowStart);
     }
-    while path.window().state() == State::SlowStart && (path.cwnd() as f64) < held {
+    let mut rounds = 0;
+    while path.window().state() == State::SlowStart && (path.cwnd() as f64) < held && rounds < 20 {
         queue_for(&mut path, queue, 1);
+        rounds += 1;
     }
     // Once it has its share back, a loss at the full buffer is CUBIC's (RFC 9438: beta = 0.7).
     let before = path.cwnd() as f64;
@@ -205,6 +207,24 @@ fn losses_at_the_full_buffer_do_not_end_a_contest_s_slow_start_before_the_flow_h
     assert_ne!(path.window().state(), State::SlowStart);
     let kept = path.cwnd() as f64 / before;
     assert!((kept - 0.7).abs() < 0.01, "kept {kept}");
+}
+
+#[test]
+fn a_ce_mark_or_more_losses_than_a_channel_s_still_end_a_contest_s_slow_start() {
+    let queue = 60 * MS;
+    let (mut path, _) = reopened_against(queue);
+    // A loss at the full buffer is passed over; a CE mark after it is not, whatever queue that
+    // loss met.
+    assert!(!path.lose(1).reduced);
+    path.clock += MS;
+    let now = path.at(path.clock);
+    let mark = CongestionEvent::new(now, now, false, 0, MSS, path.rtt);
+    assert!(path.algorithm.on_congestion(&mark).reduced);
+    assert_ne!(path.window().state(), State::SlowStart);
+    let (mut path, _) = reopened_against(queue);
+    let half = path.cwnd_packets() as u64 / 2 + 1;
+    assert!(path.lose(half).reduced);
+    assert_ne!(path.window().state(), State::SlowStart);
 }
 
 /// A contest's slow start, reopened against a buffer-filler's `queue`, ended by an AQM's drop: a

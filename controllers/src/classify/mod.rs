@@ -182,6 +182,12 @@ fn overrule_beyond_a_channel(
     }
 }
 
+/// Whether a window lost more than any random channel explains: the losses
+/// [`overrule_beyond_a_channel`] calls congestion whatever the classifier read.
+pub(crate) fn beyond_a_channel(event: &CongestionEvent, losses_in_window: u64) -> bool {
+    half_window_lost(event, losses_in_window) || losses_in_window > RECEIVER_GAP_BUDGET
+}
+
 /// Whether more than half the window was lost in one window, and more than four packets (a
 /// small window loses half of itself to a burst of a lossy channel's): no random channel does
 /// that.
