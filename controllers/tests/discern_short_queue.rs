@@ -45,16 +45,21 @@ fn expect_verdict(decision: &Decision, verdict: Verdict) {
     assert_eq!(decision.verdict, verdict, "{}", decision.evidence.reason);
 }
 
+/// One packet lost now, judged `verdict`, and the window kept as it was.
+fn lose_one_keeping_the_window(path: &mut Path<ShortQueueAlgorithm>, verdict: Verdict) {
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    expect_verdict(&decision, verdict);
+    assert!(!decision.reduced);
+    assert_eq!(path.cwnd(), before);
+}
+
 #[test]
 fn a_loss_with_the_queue_short_keeps_the_window() {
     let mut path = settled();
     assert!(path.cwnd_packets() > 100.0, "{}", path.cwnd_packets());
     for _ in 0..3 {
-        let before = path.cwnd();
-        let decision = path.lose(1);
-        expect_verdict(&decision, Verdict::Random);
-        assert!(!decision.reduced);
-        assert_eq!(path.cwnd(), before);
+        lose_one_keeping_the_window(&mut path, Verdict::Random);
         path.rounds(2);
     }
 }
@@ -184,11 +189,7 @@ fn losses_at_the_full_buffer_do_not_end_a_contest_s_slow_start_before_the_flow_h
     // The buffer the other flow keeps full drops packets at once: the flow's share is not what
     // fills it, and slow start goes on.
     for _ in 0..2 {
-        let before = path.cwnd();
-        let decision = path.lose(1);
-        expect_verdict(&decision, Verdict::Congestion);
-        assert!(!decision.reduced);
-        assert_eq!(path.cwnd(), before);
+        lose_one_keeping_the_window(&mut path, Verdict::Congestion);
         assert_eq!(path.window().state(), State::SlowStart);
     }
     let mut rounds = 0;
