@@ -403,6 +403,11 @@ impl ShortQueueAlgorithm {
         self.path().peak_rate() * rtt
     }
 
+    /// [`Self::held_window`] at the standing queue of the last round.
+    fn held_window_now(&self) -> f64 {
+        self.held_window(self.path().standing_queue().unwrap_or_default())
+    }
+
     /// The window factor on a shared queue's congestion: the competing rule's against a
     /// buffer-filler, NewReno's otherwise.
     fn shared_beta(&self) -> f64 {
@@ -636,10 +641,7 @@ impl ShortQueueAlgorithm {
             && !event.is_ecn()
             && !beyond_a_channel(event, losses_in_window)
             && self.met_full_buffer()
-            && {
-                let queue = self.path().standing_queue().unwrap_or_default();
-                (self.window.cwnd() as f64) < self.held_window(queue)
-            }
+            && (self.window.cwnd() as f64) < self.held_window_now()
     }
 
     /// Whether the latest loss met a full drop-tail buffer: a queue (beyond the noise floor, as
@@ -698,8 +700,7 @@ impl ShortQueueAlgorithm {
                 if self.contested {
                     // Until the window has regained the share the flow held, each loss meets a
                     // buffer the other flow keeps full, and that share stays CUBIC's W_max.
-                    let queue = self.path().standing_queue().unwrap_or_default();
-                    let held = self.held_window(queue);
+                    let held = self.held_window_now();
                     self.regaining &= (cwnd as f64) < held;
                     let before = if self.regaining { held as u64 } else { cwnd };
                     self.shared_growth.on_reduction(before, self.window.mss());
