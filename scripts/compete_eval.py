@@ -4,7 +4,7 @@ from one scoreboard run over the classes where another flow keeps a queue standi
 
 It scores `discern` (CUBIC's rules against a deep shared queue, the default), `discern` with
 NewReno's manners there (`competing=reno`, the design before), `discern` whose slow start ends
-by the delivery rate on a noisy path (`start=rate`), and the peers on the sharing,
+on a queue on a noisy path too (`start=delay`, the design before), and the peers on the sharing,
 AQM, trace and jitter classes, then tabulates share, what the peer keeps and efficiency per
 class: the mean and 95 % confidence interval over the seeds.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_eval import BINARY, ROOT, replace_between, run  # noqa: E402
 
-CONTROLLERS = ["discern", "discern:competing=reno", "discern:start=rate", "newreno",
+CONTROLLERS = ["discern", "discern:competing=reno", "discern:start=delay", "newreno",
                "quinn-cubic", "quinn-bbr"]
 SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "congestion-60M-70ms-vs-cubic",
            "deep-5bdp-vs-cubic", "lte-tmobile-vs-cubic", "lte-att-vs-cubic",

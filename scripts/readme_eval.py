@@ -153,9 +153,9 @@ def receiver_closed_runs(rows, controller, classes):
 # Both boards run the default controllers and BBRv3 from noq beside them: the strongest
 # loss-tolerant peer a user compares against (its runs are not reproducible, see README).
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
-# The random board also draws `discern` with `start=rate`, the other side of the frontier between
+# The random board also draws `discern` with `start=delay`, the other side of the frontier between
 # start-up through jitter and the queue that start-up builds.
-PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=rate"
+PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=delay"
 
 
 def scoreboard(args):

@@ -182,10 +182,11 @@ config! {
         /// How the default competes for a queue another flow keeps standing (default CUBIC).
         competing: Competing = Competing::Cubic,
             "against a buffer-filler: cubic (RFC 9438's growth, beta 0.7) or reno (NewReno's)";
-        /// What ends slow start on a noisy path (default [`NoisyStart::Delay`]).
-        start: NoisyStart = NoisyStart::Delay,
-            "what ends slow start on a path whose delay is noisy: delay (a queue, as on any \
-             path) or rate (the delivery rate stops growing, BBR's full-bandwidth check)";
+        /// What ends slow start on a noisy path (default [`NoisyStart::Rate`]).
+        start: NoisyStart = NoisyStart::Rate,
+            "what ends slow start on a path whose delay is noisy beyond its trend: rate (the \
+             default: the delivery rate stops growing, BBR's full-bandwidth check) or delay (a \
+             queue, as on any path)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -317,7 +318,7 @@ impl DiscernConfig {
                            growth rule",
             });
         }
-        if self.queue == QueueAim::Full && self.start != NoisyStart::Delay {
+        if self.queue == QueueAim::Full && self.start != NoisyStart::Rate {
             return Err(ParamError {
                 name: "start",
                 value: String::new(),

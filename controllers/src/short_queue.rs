@@ -7,7 +7,8 @@
 //! [`PathModel::target`]):
 //!
 //! * **Own queue** (the start, and once `q` has stayed below the target for a few rounds): after
-//!   slow start (which ends when the queue of the last few frames reaches twice the target, and
+//!   slow start (which ends when the queue of the last few frames reaches twice the target, or,
+//!   on a path whose delay is noisy, when the delivery rate stops growing: [`NoisyStart`]; and
 //!   halves the window where that queue holds more packets than a burst: on a 1 Gbit/s, 40 ms
 //!   path the last doubling otherwise left 32 ms queued, and the p95 queue at 1.6 times the
 //!   budget; see [`ShortQueueAlgorithm`]'s `end_slow_start`),
@@ -169,17 +170,20 @@ pub enum Competing {
     Reno,
 }
 
-/// What ends slow start on a path whose delay is noisy ([`PathModel::is_noisy`]).
+/// What ends slow start on a path whose delay is noisy beyond its trend
+/// ([`PathModel::is_noisy_beyond_trend`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoisyStart {
     /// A queue of the exit threshold, as on any path: per-packet jitter can end slow start within
     /// a round or two, far below the pipe, where a quiet path's queue is the flow's own.
     Delay,
-    /// The delivery rate: slow start goes on while each round delivers a quarter more than the
-    /// best before it (BBR's full-bandwidth check, draft-cardwell-iccrg-bbr-congestion-control
-    /// section 4.3.1.2), whatever the delay. The window reaches the pipe through jitter, at the
-    /// cost of the queue the last rounds of doubling build on a path whose noise is the flow's
-    /// own queue building (a slow link moves by a packet time from frame to frame).
+    /// The delivery rate (the default): slow start goes on while each round delivers a quarter
+    /// more than the best before it (BBR's full-bandwidth check,
+    /// draft-cardwell-iccrg-bbr-congestion-control section 4.3.1.2), whatever the delay. The
+    /// window reaches the pipe through jitter. The noise is read with its trend taken out: on a
+    /// slow link the queue a slow start builds moves by a packet time or more from frame to
+    /// frame, as much as jitter moves it, but only ever up, and there the queue still ends slow
+    /// start, as on a quiet path.
     Rate,
 }
 
@@ -300,7 +304,7 @@ impl ShortQueueAlgorithm {
             since_probe: 0,
             beta,
             ecn_beta,
-            noisy_start: NoisyStart::Delay,
+            noisy_start: NoisyStart::Rate,
         }
     }
 
@@ -459,7 +463,7 @@ impl ShortQueueAlgorithm {
     /// a noisy path, where it ends once the rate stops growing ([`PathModel::pipe_filled`]), as
     /// BBR's start-up does, whatever the queue reads.
     fn starts_by_rate(&self) -> bool {
-        self.noisy_start == NoisyStart::Rate && self.path().is_noisy()
+        self.noisy_start == NoisyStart::Rate && self.path().is_noisy_beyond_trend()
     }
 
     /// Slow start ends on a queue of at least the exit threshold. Where that queue holds more

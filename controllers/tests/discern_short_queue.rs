@@ -357,7 +357,7 @@ fn on_a_jittered_path_start_rate_ends_slow_start_where_the_rate_stops_growing() 
 
 #[test]
 fn start_is_a_knob_of_the_default_only() {
-    let err = quinn_discern::registry::parse("discern:queue=full,start=rate")
+    let err = quinn_discern::registry::parse("discern:queue=full,start=delay")
         .expect_err("start with queue=full is refused");
     assert!(err.to_string().contains("start"), "{err}");
 }

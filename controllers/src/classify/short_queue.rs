@@ -109,6 +109,9 @@ pub struct PathModel {
     acked_per_frame: f64,
     /// Average absolute difference between successive frames' queueing delays, seconds.
     successive_difference: f64,
+    /// Average signed difference between successive frames' queueing delays, seconds: the
+    /// queue's trend.
+    queue_drift: f64,
     /// The same from the raw samples, the claimed ACK Delay left in.
     raw_successive_difference: f64,
     /// The smallest queue of the last six frames, once there are six.
@@ -145,6 +148,7 @@ impl Default for PathModel {
             mss: 1200,
             acked_per_frame: QUINN_ACKED_PER_FRAME,
             successive_difference: 0.0,
+            queue_drift: 0.0,
             raw_successive_difference: 0.0,
             recent: None,
             slow_start_exit: MIN_TARGET,
@@ -322,6 +326,15 @@ impl PathModel {
         self.jitter() > self.target()
     }
 
+    /// Whether the delay varies from frame to frame by more than the target beyond its trend:
+    /// [`Self::is_noisy`] with the mean step taken out of the mean absolute step. A queue that
+    /// a slow start builds rises by a packet time or two every frame, which on a slow link
+    /// exceeds the target, but every step is a rise; delay noise steps both ways.
+    pub fn is_noisy_beyond_trend(&self) -> bool {
+        let trendless = self.successive_difference - self.queue_drift.abs();
+        self.spread(trendless.max(0.0)) > self.target()
+    }
+
     /// Whether the raw samples vary as much as [`Self::is_noisy`] asks of the corrected ones:
     /// a receiver that claims the queue as ACK Delay, capped frame by frame, makes the
     /// corrected samples jump where the raw ones, at a full queue, stand still.
@@ -467,6 +480,8 @@ impl PathModel {
                 *mean += (step.as_secs_f64() - *mean) * ACKED_PER_FRAME_GAIN;
             };
             average(&mut self.successive_difference, queueing.abs_diff(previous));
+            let step = queueing.as_secs_f64() - previous.as_secs_f64();
+            self.queue_drift += (step - self.queue_drift) * ACKED_PER_FRAME_GAIN;
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
             average(&mut self.raw_successive_difference, raw_step);
         }
@@ -663,4 +678,36 @@ fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
 /// `secs` seconds, saturating at the ends of `Duration`'s range (and 0 for NaN).
 fn seconds(secs: f64) -> Duration {
     Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::RttSample;
+
+    const RTT: Duration = Duration::from_millis(100);
+
+    /// A path model fed 64 frames, a millisecond apart, whose queue is `queue_ms(i)` at frame `i`.
+    fn fed(queue_ms: impl Fn(u32) -> f64) -> PathModel {
+        let mut path = PathModel::default();
+        let epoch = Instant::now();
+        for i in 0..64 {
+            let latest = RTT + Duration::from_secs_f64(queue_ms(i) / 1000.0);
+            let now = epoch + RTT * 2 + Duration::from_millis(u64::from(i));
+            let rtt = RttSample::flat(RTT).with_latest(latest);
+            path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, Some(rtt)));
+        }
+        path
+    }
+
+    #[test]
+    fn a_queue_that_rises_every_frame_is_a_trend_not_noise() {
+        // Two milliseconds a frame, only ever up: a slow start's queue on a slow link.
+        let rising = fed(|i| 2.0 * f64::from(i));
+        assert!(rising.is_noisy(), "the steps exceed the target");
+        assert!(!rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
+        // The same steps, up and down: delay noise.
+        let jittered = fed(|i| 2.0 * f64::from(i % 2));
+        assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
+    }
 }
