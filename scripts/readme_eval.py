@@ -81,7 +81,7 @@ def sweep_runs(args):
     table = "\n".join(l for l in out.splitlines() if not l.startswith("outputs in "))
     shown = " ".join(str(c) for c in cmd).replace(str(BINARY), "discern")
     shown = shown.split(" --jobs")[0]
-    return f"```\n$ {shown}\n{table}\n```"
+    return f"```text\n$ {shown}\n{table}\n```"
 
 
 def cell(row, scale=1.0, digits=2):

@@ -202,7 +202,7 @@ impl PathBoard {
                 p.loss.name().to_string(),
                 format!("{}", p.loss.mean_rate()),
                 p.jitter.name().to_string(),
-                format!("{}", 1000.0 * p.jitter.scale_s()),
+                format!("{}", p.jitter.scale_ms()),
                 p.decimated.to_string(),
                 p.peer.map_or("none", |x| x.kind.name()).to_string(),
                 p.peer.map_or("", |x| x.timing.name()).to_string(),

@@ -155,10 +155,21 @@ impl PathJitter {
 
     /// The mean or maximum, in seconds; 0 without jitter.
     pub fn scale_s(self) -> f64 {
+        self.scale_us() as f64 / 1e6
+    }
+
+    /// The mean or maximum in milliseconds, as the draw made it (whole tenths): what tables and
+    /// descriptions print, without the float error a product with `scale_s` carries (9.7 ms, not
+    /// 9.700000000000001).
+    pub fn scale_ms(self) -> f64 {
+        self.scale_us() as f64 / 1e3
+    }
+
+    fn scale_us(self) -> u64 {
         match self {
-            PathJitter::None => 0.0,
-            PathJitter::Exponential { mean_us } => mean_us as f64 / 1e6,
-            PathJitter::Uniform { max_us } => max_us as f64 / 1e6,
+            PathJitter::None => 0,
+            PathJitter::Exponential { mean_us } => mean_us,
+            PathJitter::Uniform { max_us } => max_us,
         }
     }
 }
@@ -352,6 +363,14 @@ mod tests {
         assert_eq!(draw(7, 12), draw_all(7, 13)[12]);
         assert_ne!(draw(7, 0), draw(8, 0));
         assert_ne!(draw(7, 0), draw(7, 1));
+    }
+
+    #[test]
+    fn a_jitter_prints_in_the_tenths_of_a_millisecond_it_was_drawn_in() {
+        for (us, printed) in [(9700, "9.7"), (5900, "5.9"), (1000, "1")] {
+            let jitter = PathJitter::Uniform { max_us: us };
+            assert_eq!(format!("{}", jitter.scale_ms()), printed);
+        }
     }
 
     #[test]

@@ -215,7 +215,7 @@ impl RandomPath {
         };
         let jitter = match self.jitter {
             PathJitter::None => String::new(),
-            j => format!(", {} jitter {} ms", j.name(), 1000.0 * j.scale_s()),
+            j => format!(", {} jitter {} ms", j.name(), j.scale_ms()),
         };
         let peer = match self.peer {
             None => "alone".to_string(),
