@@ -182,8 +182,9 @@ config! {
         /// How the default competes for a queue another flow keeps standing (default CUBIC).
         competing: Competing = Competing::Cubic,
             "against a buffer-filler: cubic (RFC 9438's growth, beta 0.7) or reno (NewReno's)";
-        /// What ends slow start on a noisy path (default [`NoisyStart::Rate`]).
-        start: NoisyStart = NoisyStart::Rate,
+        /// What ends slow start on a path whose delay is noisy beyond its trend (default
+        /// [`NoisyStart::Rate`]).
+        start: NoisyStart = NoisyStart::default(),
             "what ends slow start on a path whose delay is noisy beyond its trend: rate (the \
              default: the delivery rate stops growing, BBR's full-bandwidth check) or delay (a \
              queue, as on any path)";
@@ -318,7 +319,7 @@ impl DiscernConfig {
                            growth rule",
             });
         }
-        if self.queue == QueueAim::Full && self.start != NoisyStart::Rate {
+        if self.queue == QueueAim::Full && self.start != NoisyStart::default() {
             return Err(ParamError {
                 name: "start",
                 value: String::new(),

@@ -8,7 +8,8 @@
 //!
 //! * **Own queue** (the start, and once `q` has stayed below the target for a few rounds): after
 //!   slow start (which ends when the queue of the last few frames reaches twice the target, or,
-//!   on a path whose delay is noisy, when the delivery rate stops growing: [`NoisyStart`]; and
+//!   on a path whose delay is noisy beyond its trend, when the delivery rate stops growing:
+//!   [`NoisyStart`]; and
 //!   halves the window where that queue holds more packets than a burst: on a 1 Gbit/s, 40 ms
 //!   path the last doubling otherwise left 32 ms queued, and the p95 queue at 1.6 times the
 //!   budget; see [`ShortQueueAlgorithm`]'s `end_slow_start`),
@@ -172,7 +173,7 @@ pub enum Competing {
 
 /// What ends slow start on a path whose delay is noisy beyond its trend
 /// ([`PathModel::is_noisy_beyond_trend`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NoisyStart {
     /// A queue of the exit threshold, as on any path: per-packet jitter can end slow start within
     /// a round or two, far below the pipe, where a quiet path's queue is the flow's own.
@@ -183,7 +184,9 @@ pub enum NoisyStart {
     /// window reaches the pipe through jitter. The noise is read with its trend taken out: on a
     /// slow link the queue a slow start builds moves by a packet time or more from frame to
     /// frame, as much as jitter moves it, but only ever up, and there the queue still ends slow
-    /// start, as on a quiet path.
+    /// start, as on a quiet path. On a noisy path with a deep buffer, the rounds that confirm the
+    /// rate has stopped growing still queue what they sent past the pipe.
+    #[default]
     Rate,
 }
 
@@ -304,11 +307,12 @@ impl ShortQueueAlgorithm {
             since_probe: 0,
             beta,
             ecn_beta,
-            noisy_start: NoisyStart::Rate,
+            noisy_start: NoisyStart::default(),
         }
     }
 
-    /// The algorithm with `noisy_start` ending slow start on a noisy path.
+    /// The algorithm with `noisy_start` ending slow start on a path whose delay is noisy beyond
+    /// its trend.
     pub fn with_noisy_start(mut self, noisy_start: NoisyStart) -> Self {
         self.noisy_start = noisy_start;
         self
@@ -460,8 +464,9 @@ impl ShortQueueAlgorithm {
     }
 
     /// Whether slow start ends by the delivery rate rather than by delay: [`NoisyStart::Rate`] on
-    /// a noisy path, where it ends once the rate stops growing ([`PathModel::pipe_filled`]), as
-    /// BBR's start-up does, whatever the queue reads.
+    /// a path whose delay is noisy beyond its trend ([`PathModel::is_noisy_beyond_trend`]), where
+    /// it ends once the rate stops growing ([`PathModel::pipe_filled`]), as BBR's start-up does,
+    /// whatever the queue reads.
     fn starts_by_rate(&self) -> bool {
         self.noisy_start == NoisyStart::Rate && self.path().is_noisy_beyond_trend()
     }
