@@ -765,6 +765,8 @@ impl Algorithm for ShortQueueAlgorithm {
         let (verdict, evidence) = self.discriminator.judge(event);
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
+            let classifier = self.discriminator.classifier_mut();
+            classifier.path_mut().restart_full_pipe_check();
             true
         } else if self.passes_over_contest_loss(event, evidence.losses_in_window) {
             false

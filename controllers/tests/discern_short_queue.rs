@@ -356,6 +356,31 @@ fn on_a_jittered_path_start_rate_ends_slow_start_where_the_rate_stops_growing() 
 }
 
 #[test]
+fn persistent_congestion_starts_the_full_pipe_check_afresh() {
+    // A pipe of a thousand packets whose rate has stopped growing: the check reads it full. The
+    // slow start after a collapse begins from two packets, and must not read the old best rate
+    // as a full pipe from its first round.
+    let capacity = 1000.0 * MSS as f64 / RTT.as_secs_f64();
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    let filled =
+        |path: &Path<ShortQueueAlgorithm>| path.algorithm.classifier().path().pipe_filled();
+    let mut rounds = 0;
+    while !filled(&path) && rounds < 40 {
+        jittered_round(&mut path, Some(capacity));
+        rounds += 1;
+    }
+    assert!(
+        filled(&path),
+        "the rate never stopped growing in {rounds} rounds"
+    );
+    path.persistent_congestion();
+    assert!(
+        !filled(&path),
+        "the collapse kept the old slow start's full pipe"
+    );
+}
+
+#[test]
 fn start_is_a_knob_of_the_default_only() {
     let err = quinn_discern::registry::parse("discern:queue=full,start=delay")
         .expect_err("start with queue=full is refused");

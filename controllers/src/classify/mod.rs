@@ -106,6 +106,11 @@ impl<C: Classifier> Discriminator<C> {
         &self.classifier
     }
 
+    /// The classifier, for telling it what the algorithm did.
+    pub fn classifier_mut(&mut self) -> &mut C {
+        &mut self.classifier
+    }
+
     /// Passes an acknowledged packet to the classifier.
     pub fn on_ack(&mut self, ack: &Ack) {
         self.classifier.on_ack(ack);

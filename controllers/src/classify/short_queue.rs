@@ -219,6 +219,14 @@ impl PathModel {
         self.rounds_without_growth >= FULL_PIPE_ROUNDS
     }
 
+    /// Starts [`Self::pipe_filled`]'s check afresh, for a slow start that begins again from a
+    /// small window (after persistent congestion): the best rate of the one before would read
+    /// as a full pipe from its first round.
+    pub fn restart_full_pipe_check(&mut self) {
+        self.full_pipe_rate = 0.0;
+        self.rounds_without_growth = 0;
+    }
+
     fn check_full_pipe(&mut self, rate: f64) {
         if rate >= FULL_PIPE_GROWTH * self.full_pipe_rate {
             self.full_pipe_rate = rate;
@@ -571,6 +579,11 @@ impl ShortQueue {
     /// What the classifier knows of the path.
     pub fn path(&self) -> &PathModel {
         &self.path
+    }
+
+    /// The path model, for the algorithm to restart its full-pipe check.
+    pub fn path_mut(&mut self) -> &mut PathModel {
+        &mut self.path
     }
 
     /// The queue the latest lost packet met.
