@@ -765,8 +765,10 @@ impl Algorithm for ShortQueueAlgorithm {
         let (verdict, evidence) = self.discriminator.judge(event);
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
-            let classifier = self.discriminator.classifier_mut();
-            classifier.path_mut().restart_full_pipe_check();
+            self.discriminator
+                .classifier_mut()
+                .path_mut()
+                .restart_full_pipe_check();
             true
         } else if self.passes_over_contest_loss(event, evidence.losses_in_window) {
             false

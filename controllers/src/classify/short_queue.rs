@@ -485,14 +485,14 @@ impl PathModel {
         }
         let queueing = batch.rtt.queueing();
         if let Some(&(_, previous_raw, previous)) = self.frames.back() {
-            let average = |mean: &mut f64, step: Duration| {
-                *mean += (step.as_secs_f64() - *mean) * ACKED_PER_FRAME_GAIN;
+            let average = |mean: &mut f64, step: f64| {
+                *mean += (step - *mean) * ACKED_PER_FRAME_GAIN;
             };
-            average(&mut self.successive_difference, queueing.abs_diff(previous));
             let step = queueing.as_secs_f64() - previous.as_secs_f64();
-            self.queue_drift += (step - self.queue_drift) * ACKED_PER_FRAME_GAIN;
+            average(&mut self.successive_difference, step.abs());
+            average(&mut self.queue_drift, step);
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
-            average(&mut self.raw_successive_difference, raw_step);
+            average(&mut self.raw_successive_difference, raw_step.as_secs_f64());
         }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
