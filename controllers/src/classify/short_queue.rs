@@ -53,6 +53,11 @@ const NOISE_ROUNDS: usize = 3;
 const NOISE_GROWTH: f64 = 0.1;
 /// What a comparison that finds the pipe full keeps of the noise floor.
 const NOISE_KEPT: f64 = 0.75;
+/// The spread, in [`PathModel::own_burst_step`]s, that the sawtooth of the flow's own bursts
+/// stays under: a burst's queue rises a step a frame and falls at once when the burst has
+/// passed, so a step's mean distance from the trend stays under two steps, and the spread
+/// (twice that mean) under four.
+const OWN_BURST_STEPS: u32 = 4;
 
 /// What made a loss congestion, for the response: a queue is answered as NewReno answers it
 /// (multiplicative decrease), a rate limit by falling back to the rate the path delivers.
@@ -113,6 +118,9 @@ pub struct PathModel {
     /// queue's trend. Like the absolute average, it reads each frame before its ACK Delay is
     /// recovered (at the next frame), so a receiver's timer adds to both, here as a rise.
     queue_drift: f64,
+    /// Average absolute difference between a frame's step and the trend (`queue_drift`): the
+    /// noise beyond the trend, which a trend itself does not raise.
+    trendless_difference: f64,
     /// The same from the raw samples, the claimed ACK Delay left in.
     raw_successive_difference: f64,
     /// The smallest queue of the last six frames, once there are six.
@@ -127,6 +135,11 @@ pub struct PathModel {
     /// delivered in the next.
     history: VecDeque<(f64, f64, Duration, Duration)>,
     noise: Duration,
+    /// When the last ACK frame arrived, and the rate at which each of the last
+    /// [`RECENT_FRAMES`] frames' bytes arrived since the frame before (bytes per second;
+    /// infinite for frames that arrived together), for [`Self::own_burst_step`].
+    last_frame_at: Option<Instant>,
+    frame_rates: VecDeque<f64>,
 }
 
 impl Default for PathModel {
@@ -150,6 +163,7 @@ impl Default for PathModel {
             acked_per_frame: QUINN_ACKED_PER_FRAME,
             successive_difference: 0.0,
             queue_drift: 0.0,
+            trendless_difference: 0.0,
             raw_successive_difference: 0.0,
             recent: None,
             slow_start_exit: MIN_TARGET,
@@ -157,6 +171,8 @@ impl Default for PathModel {
             last_in_flight: 0.0,
             history: VecDeque::with_capacity(2 * NOISE_ROUNDS),
             noise: Duration::ZERO,
+            last_frame_at: None,
+            frame_rates: VecDeque::with_capacity(RECENT_FRAMES),
         }
     }
 }
@@ -335,13 +351,38 @@ impl PathModel {
         self.jitter() > self.target()
     }
 
-    /// Whether the delay varies from frame to frame by more than the target beyond its trend:
-    /// [`Self::is_noisy`] with the mean step taken out of the mean absolute step. A queue that
-    /// a slow start builds rises by a packet time or two every frame, which on a slow link
-    /// exceeds the target, but every step is a rise; delay noise steps both ways.
+    /// Whether the delay varies from frame to frame, beyond its trend, by more than slow start's
+    /// exit threshold ([`Self::slow_start_exit`]) and more than the flow's own bursts can make it
+    /// ([`Self::own_burst_step`]): what slow start asks before it reads a queue of the exit
+    /// threshold as the pipe's. The spread is of each step's distance from the trend
+    /// (`trendless_difference`): a queue that a slow start builds rises by a packet time or two
+    /// every frame, which on a slow link exceeds the threshold, but every step is the trend;
+    /// delay noise steps both ways, and noise that rides on a trend keeps its spread.
+    ///
+    /// The comparison is with the exit threshold, not the target: early in slow start the target
+    /// is a tenth of the minimum RTT (the first rounds' rate gives long packet times), while the
+    /// exit threshold is a few milliseconds, and jitter between the two ended slow start within
+    /// a round or two, far below the pipe.
     pub fn is_noisy_beyond_trend(&self) -> bool {
-        let trendless = self.successive_difference - self.queue_drift.abs();
-        self.spread(trendless.max(0.0)) > self.target()
+        let own_bursts = self.own_burst_step().saturating_mul(OWN_BURST_STEPS);
+        self.spread(self.trendless_difference) > self.slow_start_exit.max(own_bursts)
+    }
+
+    /// The step a frame's worth of the flow's own packets adds to the queue when they arrive at
+    /// the bottleneck back to back: the packets one frame acknowledges, at the fastest rate the
+    /// recent frames' bytes have arrived at (the bottleneck's rate, once a burst has queued
+    /// there). Frames that arrive together, clumped by per-packet jitter that keeps order (a late
+    /// packet holds back those behind it) or by ACK compression, leave no such step: the spread
+    /// they show is not the flow's own bursts. No bound before two frames have arrived.
+    pub fn own_burst_step(&self) -> Duration {
+        let fastest = self.frame_rates.iter().copied().fold(0.0, f64::max);
+        if fastest.is_infinite() {
+            Duration::ZERO
+        } else if fastest > 0.0 {
+            seconds(self.acked_per_frame * self.mss as f64 / fastest)
+        } else {
+            Duration::MAX
+        }
     }
 
     /// Whether the raw samples vary as much as [`Self::is_noisy`] asks of the corrected ones:
@@ -491,12 +532,17 @@ impl PathModel {
             let step = queueing.as_secs_f64() - previous.as_secs_f64();
             average(&mut self.successive_difference, step.abs());
             average(&mut self.queue_drift, step);
+            average(
+                &mut self.trendless_difference,
+                (step - self.queue_drift).abs(),
+            );
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
             average(&mut self.raw_successive_difference, raw_step.as_secs_f64());
         }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
         }
+        self.note_frame_rate(batch);
         let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
         self.frames.push_back((sent, batch.rtt.latest, queueing));
         self.update_recent();
@@ -509,6 +555,18 @@ impl PathModel {
             self.round_in_flight += batch.in_flight as f64;
             self.round_frames += 1;
         }
+    }
+
+    /// Files the rate at which `batch`'s bytes arrived since the frame before.
+    fn note_frame_rate(&mut self, batch: &AckBatch) {
+        if let Some(at) = self.last_frame_at {
+            let gap = batch.now.saturating_duration_since(at).as_secs_f64();
+            if self.frame_rates.len() == RECENT_FRAMES {
+                self.frame_rates.pop_front();
+            }
+            self.frame_rates.push_back(batch.acked_bytes as f64 / gap);
+        }
+        self.last_frame_at = Some(batch.now);
     }
 
     /// The ACK frames on each side of a send time that [`Self::queue_met_at`] reads:
@@ -701,18 +759,24 @@ mod tests {
 
     const RTT: Duration = Duration::from_millis(100);
 
-    /// A path model fed 64 frames, 4 ms apart, whose queue is `queue_ms(i)` ms at frame `i`
-    /// (a step of less than the frames' spacing, as a queue can build).
-    fn fed(queue_ms: impl Fn(u32) -> f64) -> PathModel {
+    /// A path model fed 64 frames of two packets, whose queue is `queue_ms(i)` ms at frame `i`,
+    /// arriving `arrival_ms(i)` ms after the first.
+    fn fed(queue_ms: impl Fn(u32) -> f64, arrival_ms: impl Fn(u32) -> u64) -> PathModel {
         let mut path = PathModel::default();
         let epoch = Instant::now();
         for i in 0..64 {
             let latest = RTT + Duration::from_secs_f64(queue_ms(i) / 1000.0);
-            let now = epoch + RTT * 2 + Duration::from_millis(4 * u64::from(i));
+            let now = epoch + RTT * 2 + Duration::from_millis(arrival_ms(i));
             let rtt = RttSample::flat(RTT).with_latest(latest);
             path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, None));
         }
         path
+    }
+
+    /// Frames in pairs that arrive together, 8 ms apart: clumped as order-keeping jitter clumps
+    /// them, so the flow's own bursts bound nothing.
+    fn in_pairs(i: u32) -> u64 {
+        8 * u64::from(i / 2)
     }
 
     #[test]
@@ -720,12 +784,30 @@ mod tests {
         // Two milliseconds a frame, only ever up: a slow start's queue on a slow link; and only
         // ever down: a queue draining.
         for queue in [|i| 2.0 * f64::from(i), |i| 130.0 - 2.0 * f64::from(i)] {
-            let path = fed(queue);
+            let path = fed(queue, in_pairs);
             assert!(path.is_noisy(), "the steps exceed the target");
             assert!(!path.is_noisy_beyond_trend(), "{:?}", path.jitter());
         }
-        // The same steps, up and down: delay noise.
-        let jittered = fed(|i| 2.0 * f64::from(i % 2));
+        // The same steps, up and down: delay noise; and riding on a trend of a millisecond a
+        // frame, still noise.
+        let jittered = fed(|i| 2.0 * f64::from(i % 2), in_pairs);
         assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
+        let rising = fed(|i| f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
+        assert!(rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
+    }
+
+    #[test]
+    fn the_sawtooth_of_the_flows_own_bursts_is_not_noise() {
+        // Bursts of eight packets into a link that takes 2 ms a packet: the queue rises 4 ms a
+        // frame and falls at once, and the frames arrive as the link delivers, 4 ms apart.
+        let sawtooth = |i: u32| 4.0 * f64::from(i % 4);
+        let own = fed(sawtooth, |i| 4 * u64::from(i));
+        assert!(own.is_noisy(), "the steps exceed the target");
+        assert_eq!(own.own_burst_step(), Duration::from_millis(4));
+        assert!(!own.is_noisy_beyond_trend(), "{:?}", own.jitter());
+        // The same delays on frames that arrive in clumps: no burst of the flow's makes them.
+        let clumped = fed(sawtooth, in_pairs);
+        assert_eq!(clumped.own_burst_step(), Duration::ZERO);
+        assert!(clumped.is_noisy_beyond_trend());
     }
 }
