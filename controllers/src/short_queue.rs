@@ -71,7 +71,10 @@
 //! larger window delivers more only while the pipe is not full. The floor queues at most one
 //! minimum RTT, so a deeper standing queue is still another flow's, and for a hundred rounds
 //! after the flow last met a buffer-filler there is no floor: one that comes and goes reads as
-//! noise too. A window that loses more than a channel does (BBRv3's 2 %) caps the floor at the
+//! noise too. A loss that met no more than the queue the floor keeps is the channel's while the
+//! window loses no more than BBRv3's 2 % ([`ShortQueueAlgorithm::floor_passes_over`]): the delay
+//! cannot tell that queue from noise, so the classifier's guard would call every random loss
+//! there congestion. A window that loses more than a channel does (BBRv3's 2 %) caps the floor at the
 //! window its loss response left, and the cap grows back by an eighth a round (BBRv3's
 //! `inflight_hi`): behind fair queueing the floor's queue stands in the flow's own sub-queue,
 //! and CoDel's drops there would otherwise be undone round after round.
@@ -561,6 +564,31 @@ impl ShortQueueAlgorithm {
         path.shows_noise() && !filler_near && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
     }
 
+    /// Whether a loss that met a queue above the guard is one the noisy path's window floor
+    /// keeps: the floor is in force at the queue the lost packet met (read past the noise floor
+    /// and the jitter, [`Self::within_rate_floor_queue`]), the loss was a queue's (not a rate
+    /// limit's), and the window has lost no more than BBRv3's 2 % (`BBRLossThresh`,
+    /// draft-cardwell-ccwg-bbr section 5.5.10). On such a path the delay cannot tell the queue the
+    /// floor keeps by design from noise, and losses that sparse are the channel's, as BBRv3 reads
+    /// them; a buffer the floor overflows drops more than that within a window, and an AQM that
+    /// holds the floor's queue drops more and more until it does (CoDel's drop rate grows with
+    /// its count), which then caps the floor.
+    fn floor_passes_over(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
+        if event.is_ecn()
+            || event.persistent
+            || self.window.state() == State::SlowStart
+            || self.classifier().last_cause() != Some(LossCause::Queue)
+            || losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+        {
+            return false;
+        }
+        let met = self.classifier().last_queue_met();
+        let beyond_noise = met
+            .saturating_sub(self.path().noise_floor())
+            .saturating_sub(self.noise_margin());
+        self.within_rate_floor_queue(beyond_noise)
+    }
+
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
         match self.owner {
             QueueOwner::Shared { short_rounds } if queue < target => {
@@ -762,7 +790,13 @@ impl Algorithm for ShortQueueAlgorithm {
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
         let event = &self.window.annotate(event);
-        let (verdict, evidence) = self.discriminator.judge(event);
+        let (mut verdict, mut evidence) = self.discriminator.judge(event);
+        if verdict == Verdict::Congestion
+            && self.floor_passes_over(event, evidence.losses_in_window)
+        {
+            verdict = Verdict::Random;
+            evidence.reason = "the queue a noisy path's window floor keeps, losses within 2 %";
+        }
         let reduced = if event.persistent {
             self.window.collapse(event.now, self.beta);
             self.discriminator

@@ -522,6 +522,38 @@ fn on_a_path_that_has_shown_noise_a_loss_beyond_a_channel_s_caps_the_floor() {
 }
 
 #[test]
+fn on_a_path_that_has_shown_noise_a_sparse_loss_at_the_floor_s_queue_keeps_the_window() {
+    let mut path = noisy();
+    // A round whose frames read 30 ms more than the jitter alone: above the guard, but within
+    // the queue the window floor keeps (a minimum RTT).
+    let cwnd = path.cwnd();
+    let sent = path.at(path.clock);
+    path.clock += RTT + 30 * MS;
+    acknowledge(&mut path, sent, cwnd / MSS, 2, |packet| {
+        RTT + 30 * MS
+            + if (packet / 2) % 2 == 0 {
+                6 * MS
+            } else {
+                16 * MS
+            }
+    });
+    let before = path.cwnd();
+    // One packet lost: within BBRv3's 2 % of the window, a channel's loss.
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Random);
+    assert!(!decision.reduced);
+    assert_eq!(path.cwnd(), before);
+    // Three in a hundred of the window lost at the same queue: a buffer the floor overflows.
+    let decision = path.lose(before / MSS * 3 / 100 + 1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(
+        decision.reduced && path.cwnd() < before,
+        "{before} then {}",
+        path.cwnd()
+    );
+}
+
+#[test]
 fn a_receiver_that_claims_its_queue_as_ack_delay_turns_on_no_rate_floor() {
     let mut path = settled();
     // Every raw sample reads 20 ms above the minimum RTT (a standing queue); the receiver claims
