@@ -72,9 +72,10 @@
 //! minimum RTT, so a deeper standing queue is still another flow's, and for a hundred rounds
 //! after the flow last met a buffer-filler there is no floor: one that comes and goes reads as
 //! noise too. A loss that met no more than the queue the floor keeps is the channel's while the
-//! window loses no more than BBRv3's 2 % ([`ShortQueueAlgorithm::floor_passes_over`]): the delay
-//! cannot tell that queue from noise, so the classifier's guard would call every random loss
-//! there congestion. A window that loses more than a channel does (BBRv3's 2 %) caps the floor at the
+//! window (of fifty packets or more) loses no more than BBRv3's 2 % in a loss episode
+//! (`ShortQueueAlgorithm::floor_passes_over`): the delay cannot tell that queue from noise, so
+//! the classifier's guard would call every random loss there congestion. A window that loses
+//! more than a channel does (BBRv3's 2 %) caps the floor at the
 //! window its loss response left, and the cap grows back by an eighth a round (BBRv3's
 //! `inflight_hi`): behind fair queueing the floor's queue stands in the flow's own sub-queue,
 //! and CoDel's drops there would otherwise be undone round after round.
@@ -535,13 +536,10 @@ impl ShortQueueAlgorithm {
     /// in end-to-end congestion control", SIGCOMM 2022). The rate can: while the pipe is not
     /// full, a larger window delivers more, and the floor rises with it.
     fn hold_rate_floor(&mut self, queue: Duration) {
-        let path = self.path();
-        if !self.within_rate_floor_queue(queue)
-            || self.window.state() == State::SlowStart
-            || self.classifier().rate_limit().is_some()
-        {
+        if !self.floor_in_force(queue) {
             return;
         }
+        let path = self.path();
         let mut floor =
             NOISY_CWND_GAIN * path.recent_peak_rate(NOISY_BW_ROUNDS) * path.min_rtt().as_secs_f64();
         if let Some(cap) = self.floor_cap.as_mut() {
@@ -566,19 +564,23 @@ impl ShortQueueAlgorithm {
 
     /// Whether a loss that met a queue above the guard is one the noisy path's window floor
     /// keeps: the floor is in force at the queue the lost packet met (read past the noise floor
-    /// and the jitter, [`Self::within_rate_floor_queue`]), the loss was a queue's (not a rate
-    /// limit's), and the window has lost no more than BBRv3's 2 % (`BBRLossThresh`,
-    /// draft-cardwell-ccwg-bbr section 5.5.10). On such a path the delay cannot tell the queue the
-    /// floor keeps by design from noise, and losses that sparse are the channel's, as BBRv3 reads
-    /// them; a buffer the floor overflows drops more than that within a window, and an AQM that
-    /// holds the floor's queue drops more and more until it does (CoDel's drop rate grows with
-    /// its count), which then caps the floor.
+    /// and the jitter, [`Self::floor_in_force`]), the loss was a queue's (not a rate limit's),
+    /// and the window has lost no more than BBRv3's 2 % (`BBRLossThresh`,
+    /// draft-cardwell-ccwg-bbr section 5.5.10), and no more than a receiver holds gaps for
+    /// ([`beyond_a_channel`]). On such a path the delay cannot tell the queue the floor keeps by
+    /// design from noise, and losses that sparse are the channel's, as BBRv3 reads them; a buffer
+    /// the floor overflows drops more than that within a window, and an AQM that holds the
+    /// floor's queue drops more and more until it does (CoDel's drop rate grows with its count),
+    /// which then caps the floor. A window under fifty packets loses more than 2 % with one loss,
+    /// so the guard decides there. The queue and cause read are those of this loss only where the
+    /// classifier judged it: a persistent congestion or an ECN mark leaves them as the last loss
+    /// left them.
     fn floor_passes_over(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
         if event.is_ecn()
             || event.persistent
-            || self.window.state() == State::SlowStart
             || self.classifier().last_cause() != Some(LossCause::Queue)
             || losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+            || beyond_a_channel(event, losses_in_window)
         {
             return false;
         }
@@ -586,7 +588,18 @@ impl ShortQueueAlgorithm {
         let beyond_noise = met
             .saturating_sub(self.path().noise_floor())
             .saturating_sub(self.noise_margin());
-        self.within_rate_floor_queue(beyond_noise)
+        self.floor_in_force(beyond_noise)
+    }
+
+    /// Whether the noisy path's window floor holds at `queue` (beyond the noise): the queue is
+    /// the flow's own, slow start is over, no rate limit is remembered (a policer's drops are
+    /// answered as NewReno's), and `queue` is one the floor can have built by itself
+    /// ([`Self::within_rate_floor_queue`]).
+    fn floor_in_force(&self, queue: Duration) -> bool {
+        matches!(self.owner, QueueOwner::Own { .. })
+            && self.window.state() != State::SlowStart
+            && self.classifier().rate_limit().is_none()
+            && self.within_rate_floor_queue(queue)
     }
 
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {

@@ -541,6 +541,11 @@ fn on_a_path_that_has_shown_noise_a_sparse_loss_at_the_floor_s_queue_keeps_the_w
     // One packet lost: within BBRv3's 2 % of the window, a channel's loss.
     let decision = path.lose(1);
     expect_verdict(&decision, Verdict::Random);
+    assert!(
+        decision.evidence.reason.contains("window floor"),
+        "{}",
+        decision.evidence.reason
+    );
     assert!(!decision.reduced);
     assert_eq!(path.cwnd(), before);
     // Three in a hundred of the window lost at the same queue: a buffer the floor overflows.

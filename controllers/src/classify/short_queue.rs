@@ -53,10 +53,16 @@ const NOISE_ROUNDS: usize = 3;
 const NOISE_GROWTH: f64 = 0.1;
 /// What a comparison that finds the pipe full keeps of the noise floor.
 const NOISE_KEPT: f64 = 0.75;
+/// One over the share of recent ACK frames whose arrival rate [`PathModel::own_burst_step`]
+/// reads (the fastest eighth), rather than the single fastest: a host that hands a few frames
+/// over at one instant now and then (quinn reads a receive batch at one `now`) leaves the bound,
+/// where order-keeping jitter or a bursty link clumps many of them.
+const FAST_FRAMES_SHARE: usize = 8;
 /// The spread, in [`PathModel::own_burst_step`]s, that the sawtooth of the flow's own bursts
-/// stays under: a burst's queue rises a step a frame and falls at once when the burst has
-/// passed, so a step's mean distance from the trend stays under two steps, and the spread
-/// (twice that mean) under four.
+/// stays under on average: a burst's queue rises a step a frame and falls at once when the
+/// burst has passed, so a step's mean distance from the trend stays under two steps, and the
+/// spread (twice that mean) under four; the frame-weighted average overshoots that for a few
+/// frames after each fall.
 const OWN_BURST_STEPS: u32 = 4;
 
 /// What made a loss congestion, for the response: a queue is answered as NewReno answers it
@@ -119,7 +125,9 @@ pub struct PathModel {
     /// recovered (at the next frame), so a receiver's timer adds to both, here as a rise.
     queue_drift: f64,
     /// Average absolute difference between a frame's step and the trend (`queue_drift`): the
-    /// noise beyond the trend, which a trend itself does not raise.
+    /// noise beyond the trend. A steady trend raises it only while `queue_drift` catches up
+    /// with it (a rise of `s` a frame reads at most about `0.7 s` here, some fifteen frames in),
+    /// which stays below the flow's own burst steps that a slow start's rise is made of.
     trendless_difference: f64,
     /// The same from the raw samples, the claimed ACK Delay left in.
     raw_successive_difference: f64,
@@ -135,8 +143,8 @@ pub struct PathModel {
     /// delivered in the next.
     history: VecDeque<(f64, f64, Duration, Duration)>,
     noise: Duration,
-    /// When the last ACK frame arrived, and the rate at which each of the last
-    /// [`RECENT_FRAMES`] frames' bytes arrived since the frame before (bytes per second;
+    /// When the last ACK frame that acknowledged data arrived, and the rate at which each of the
+    /// last [`RECENT_FRAMES`] such frames' bytes arrived since the one before (bytes per second;
     /// infinite for frames that arrived together), for [`Self::own_burst_step`].
     last_frame_at: Option<Instant>,
     frame_rates: VecDeque<f64>,
@@ -369,19 +377,24 @@ impl PathModel {
     }
 
     /// The step a frame's worth of the flow's own packets adds to the queue when they arrive at
-    /// the bottleneck back to back: the packets one frame acknowledges, at the fastest rate the
-    /// recent frames' bytes have arrived at (the bottleneck's rate, once a burst has queued
-    /// there). Frames that arrive together, clumped by per-packet jitter that keeps order (a late
-    /// packet holds back those behind it) or by ACK compression, leave no such step: the spread
-    /// they show is not the flow's own bursts. No bound before two frames have arrived.
+    /// the bottleneck back to back: the packets one frame acknowledges, at the rate the recent
+    /// frames' bytes arrived at in the fastest eighth of them ([`FAST_FRAMES_SHARE`]; the
+    /// bottleneck's rate, once a burst has queued there). Where an eighth or more of the frames
+    /// arrived together, clumped by per-packet jitter that keeps order (a late packet holds back
+    /// those behind it) or by a link that delivers in bursts (a cellular trace's delivery
+    /// opportunities), there is no such step: the spread they show is not the flow's own bursts.
+    /// `Duration::MAX` (no bound: nothing reads as noise) before a frame has been timed.
     pub fn own_burst_step(&self) -> Duration {
-        let fastest = self.frame_rates.iter().copied().fold(0.0, f64::max);
-        if fastest.is_infinite() {
+        let mut rates: Vec<f64> = self.frame_rates.iter().copied().collect();
+        if rates.is_empty() {
+            return Duration::MAX;
+        }
+        let eighth = rates.len() / FAST_FRAMES_SHARE;
+        let (_, &mut fast, _) = rates.select_nth_unstable_by(eighth, |a, b| b.total_cmp(a));
+        if fast.is_infinite() {
             Duration::ZERO
-        } else if fastest > 0.0 {
-            seconds(self.acked_per_frame * self.mss as f64 / fastest)
         } else {
-            Duration::MAX
+            seconds(self.acked_per_frame * self.mss as f64 / fast)
         }
     }
 
@@ -557,8 +570,12 @@ impl PathModel {
         }
     }
 
-    /// Files the rate at which `batch`'s bytes arrived since the frame before.
+    /// Files the rate at which `batch`'s bytes arrived since the frame before (infinite at the
+    /// same instant). A frame that acknowledges nothing new times nothing.
     fn note_frame_rate(&mut self, batch: &AckBatch) {
+        if batch.acked_bytes == 0 {
+            return;
+        }
         if let Some(at) = self.last_frame_at {
             let gap = batch.now.saturating_duration_since(at).as_secs_f64();
             if self.frame_rates.len() == RECENT_FRAMES {
@@ -792,7 +809,7 @@ mod tests {
         // frame, still noise.
         let jittered = fed(|i| 2.0 * f64::from(i % 2), in_pairs);
         assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
-        let rising = fed(|i| f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
+        let rising = fed(|i| 2.0 * f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
         assert!(rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
     }
 
@@ -803,8 +820,16 @@ mod tests {
         let sawtooth = |i: u32| 4.0 * f64::from(i % 4);
         let own = fed(sawtooth, |i| 4 * u64::from(i));
         assert!(own.is_noisy(), "the steps exceed the target");
-        assert_eq!(own.own_burst_step(), Duration::from_millis(4));
+        let step = own.own_burst_step().as_secs_f64();
+        assert!((step - 0.004).abs() < 1e-6, "{step}");
         assert!(!own.is_noisy_beyond_trend(), "{:?}", own.jitter());
+        // A host that hands two frames over at one instant, once, leaves the bound as it was.
+        let batched = fed(sawtooth, |i| 4 * u64::from(if i == 41 { 40 } else { i }));
+        assert!(
+            !batched.is_noisy_beyond_trend(),
+            "{:?}",
+            batched.own_burst_step()
+        );
         // The same delays on frames that arrive in clumps: no burst of the flow's makes them.
         let clumped = fed(sawtooth, in_pairs);
         assert_eq!(clumped.own_burst_step(), Duration::ZERO);
