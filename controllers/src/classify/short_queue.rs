@@ -378,7 +378,7 @@ impl PathModel {
 
     /// The step a frame's worth of the flow's own packets adds to the queue when they arrive at
     /// the bottleneck back to back: the packets one frame acknowledges, at the rate the recent
-    /// frames' bytes arrived at in the fastest eighth of them ([`FAST_FRAMES_SHARE`]; the
+    /// frames' bytes arrived at in the fastest eighth of them (`FAST_FRAMES_SHARE`; the
     /// bottleneck's rate, once a burst has queued there). Where an eighth or more of the frames
     /// arrived together, clumped by per-packet jitter that keeps order (a late packet holds back
     /// those behind it) or by a link that delivers in bursts (a cellular trace's delivery
