@@ -449,12 +449,15 @@ impl ShortQueueAlgorithm {
     /// The queue of the last few frames ([`PathModel::recent_queue`]), read past the noise floor
     /// and the jitter as the standing queue is.
     fn recent_queue(&self) -> Duration {
-        let path = self.path();
-        let Some(queue) = path.recent_queue() else {
-            return Duration::MAX;
-        };
+        self.path()
+            .recent_queue()
+            .map_or(Duration::MAX, |queue| self.past_noise(queue))
+    }
+
+    /// `queue` read past the noise floor and the jitter ([`Self::noise_margin`]).
+    fn past_noise(&self, queue: Duration) -> Duration {
         queue
-            .saturating_sub(path.noise_floor())
+            .saturating_sub(self.path().noise_floor())
             .saturating_sub(self.noise_margin())
     }
 
@@ -584,11 +587,7 @@ impl ShortQueueAlgorithm {
         {
             return false;
         }
-        let met = self.classifier().last_queue_met();
-        let beyond_noise = met
-            .saturating_sub(self.path().noise_floor())
-            .saturating_sub(self.noise_margin());
-        self.floor_in_force(beyond_noise)
+        self.floor_in_force(self.past_noise(self.classifier().last_queue_met()))
     }
 
     /// Whether the noisy path's window floor holds at `queue` (beyond the noise): the queue is

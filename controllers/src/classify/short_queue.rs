@@ -372,8 +372,11 @@ impl PathModel {
     /// exit threshold is a few milliseconds, and jitter between the two ended slow start within
     /// a round or two, far below the pipe.
     pub fn is_noisy_beyond_trend(&self) -> bool {
-        let own_bursts = self.own_burst_step().saturating_mul(OWN_BURST_STEPS);
-        self.spread(self.trendless_difference) > self.slow_start_exit.max(own_bursts)
+        let spread = self.spread(self.trendless_difference);
+        // The exit threshold first: the own-burst bound selects among the recent frames, and
+        // slow start asks on every frame.
+        spread > self.slow_start_exit
+            && spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS)
     }
 
     /// The step a frame's worth of the flow's own packets adds to the queue when they arrive at
@@ -385,9 +388,13 @@ impl PathModel {
     /// opportunities), there is no such step: the spread they show is not the flow's own bursts.
     /// `Duration::MAX` (no bound: nothing reads as noise) before a frame has been timed.
     pub fn own_burst_step(&self) -> Duration {
-        let mut rates: Vec<f64> = self.frame_rates.iter().copied().collect();
+        let mut buffer = [0.0; RECENT_FRAMES];
+        let rates = &mut buffer[..self.frame_rates.len()];
         if rates.is_empty() {
             return Duration::MAX;
+        }
+        for (slot, &rate) in rates.iter_mut().zip(&self.frame_rates) {
+            *slot = rate;
         }
         let eighth = rates.len() / FAST_FRAMES_SHARE;
         let (_, &mut fast, _) = rates.select_nth_unstable_by(eighth, |a, b| b.total_cmp(a));
