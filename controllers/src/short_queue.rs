@@ -57,7 +57,10 @@
 //! flow's own lossless runs, which reached 5 Mbit/s as well; quinn's BBR 27 Mbit/s). There the
 //! flow probes for rate: where the update would hold or shrink the window, every eight rounds
 //! the window rises by a quarter and is held for four rounds, and the path model learns a noise
-//! floor ([`PathModel::noise_floor`]) from whether the delivery rate followed. The floor is taken
+//! floor ([`PathModel::noise_floor`]) from whether the delivery rate followed, and, where no
+//! buffer-filler has been met lately, from whether it fell as FAST's update shrank the window
+//! over a queue that did not drain: FAST otherwise shrinks the window on noise round after
+//! round, and a probe every eight rounds does not make up for it. The floor is taken
 //! out of the standing queue and of the queue a lost packet met, added to the minimum RTT as the
 //! RTT of an empty queue, and added to the guard; whose queue it is is read past the jitter as
 //! well. On other paths the jitter stays far below the target, and nothing changes.
@@ -158,8 +161,9 @@ const NOISY_BW_ROUNDS: usize = 10;
 const FLOOR_LOSS_SHARE: u64 = 50;
 const FLOOR_CAP_GROWTH: f64 = 1.125;
 /// Rounds after the flow last met a buffer-filler before the noisy path's window floor applies
-/// again: as long as the peak-rate memory of the path model, since a buffer-filler that comes
-/// and goes shows as delay noise too.
+/// again, and before the path model reads a fall of the data in flight for noise
+/// ([`PathModel::set_other_flow_near`]): as long as the peak-rate memory of the path model, since
+/// a buffer-filler that comes and goes shows as delay noise too.
 const FLOOR_QUIET_ROUNDS: u64 = 100;
 
 /// How the flow grows and backs off while another flow keeps the queue standing.
@@ -339,6 +343,11 @@ impl ShortQueueAlgorithm {
     /// The end of a round: whose queue it is, and, when it is the flow's own and slow start is
     /// over, FAST's window update.
     fn on_round_end(&mut self) {
+        let filler_near = self.filler_near();
+        self.discriminator
+            .classifier_mut()
+            .path_mut()
+            .set_other_flow_near(filler_near);
         let Some(queue) = self.path().standing_queue() else {
             return;
         };
@@ -559,10 +568,15 @@ impl ShortQueueAlgorithm {
     /// noise too), and the queue is within what the floor queues.
     fn within_rate_floor_queue(&self, queue: Duration) -> bool {
         let path = self.path();
-        let filler_near = self
-            .contested_at
-            .is_some_and(|at| path.rounds() < at.saturating_add(FLOOR_QUIET_ROUNDS));
-        path.shows_noise() && !filler_near && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
+        path.shows_noise()
+            && !self.filler_near()
+            && queue < path.min_rtt().mul_f64(NOISY_CWND_GAIN - 1.0)
+    }
+
+    /// Whether the flow has met a buffer-filler within the last [`FLOOR_QUIET_ROUNDS`] rounds.
+    fn filler_near(&self) -> bool {
+        self.contested_at
+            .is_some_and(|at| self.path().rounds() < at.saturating_add(FLOOR_QUIET_ROUNDS))
     }
 
     /// Whether a loss that met a queue above the guard is one the noisy path's window floor

@@ -51,6 +51,13 @@ const RATE_LIMIT_ROUNDS: u64 = 16;
 const NOISE_ROUNDS: usize = 3;
 /// The rise of the data in flight, between the two sides, that the comparison reads.
 const NOISE_GROWTH: f64 = 0.1;
+/// The share of a rise of the data in flight by which the delivery rate must rise for the pipe
+/// to have been not full ([`PathModel::learn_noise`]).
+const RISE_FOLLOWED: f64 = 0.5;
+/// The same for a fall: more, since a window that shrinks across the pipe's edge (the capacity
+/// dropped, or FAST's update overshot it) loses rate only for its part below the pipe, while the
+/// rounds above the edge read a queue that was partly real.
+const FALL_FOLLOWED: f64 = 0.75;
 /// What a comparison that finds the pipe full keeps of the noise floor.
 const NOISE_KEPT: f64 = 0.75;
 /// One over the share of recent ACK frames whose arrival rate [`PathModel::own_burst_step`]
@@ -143,6 +150,9 @@ pub struct PathModel {
     /// delivered in the next.
     history: VecDeque<(f64, f64, Duration, Duration)>,
     noise: Duration,
+    /// Whether the flow has met another flow's standing queue lately, as its algorithm tells
+    /// ([`Self::set_other_flow_near`]).
+    other_flow_near: bool,
     /// When the last ACK frame that acknowledged data arrived, and the rate at which each of the
     /// last [`RECENT_FRAMES`] such frames' bytes arrived since the one before (bytes per second;
     /// infinite for frames that arrived together), for [`Self::own_burst_step`].
@@ -179,6 +189,7 @@ impl Default for PathModel {
             last_in_flight: 0.0,
             history: VecDeque::with_capacity(2 * NOISE_ROUNDS),
             noise: Duration::ZERO,
+            other_flow_near: false,
             last_frame_at: None,
             frame_rates: VecDeque::with_capacity(RECENT_FRAMES),
         }
@@ -241,6 +252,12 @@ impl PathModel {
     /// section 4.3.1.2). Read in slow start, where the window doubles each round.
     pub fn pipe_filled(&self) -> bool {
         self.rounds_without_growth >= FULL_PIPE_ROUNDS
+    }
+
+    /// Tells the model whether the flow has met another flow's standing queue lately: a fall of
+    /// the data in flight is then not read for noise ([`Self::learn_noise`]).
+    pub fn set_other_flow_near(&mut self, near: bool) {
+        self.other_flow_near = near;
     }
 
     /// Starts [`Self::pipe_filled`]'s check afresh, for a slow start that begins again from a
@@ -431,51 +448,61 @@ impl PathModel {
         }
     }
 
-    /// Compares the last `NOISE_ROUNDS` rounds with the ones before them. Where the data in
-    /// flight rose by a tenth or more, a delivery rate that rose by half as much or more shows
-    /// the pipe was not full before: the standing queue then was noise (order-keeping per-packet
-    /// jitter grows with the rate, so it reads as a queue that grows with the window). A rate
-    /// that rose by less than a quarter as much shows it full: the floor loses a quarter, so
-    /// that a queue once taken for noise is shed. Each reading starts a fresh comparison.
+    /// Compares the last `NOISE_ROUNDS` rounds with the ones before them, where the data in
+    /// flight moved by a tenth or more. Rising: a delivery rate that rose by half as much or more
+    /// shows the pipe was not full before, so the standing queue then was noise (order-keeping
+    /// per-packet jitter grows with the rate, so it reads as a queue that grows with the window).
+    /// Falling (where [`Self::reads_falls`]): a rate that fell by three quarters as much or more
+    /// shows the same of the rounds after. A rate that moved by less than a quarter as much shows the pipe full:
+    /// the floor loses a quarter, so that a queue once taken for noise is shed. Each reading
+    /// starts a fresh comparison.
     fn learn_noise(&mut self) {
         if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() || !self.raw_is_noisy() {
             return;
         }
-        let mean = |rounds: std::ops::Range<usize>| {
-            let n = rounds.len() as f64;
-            let side = self.history.range(rounds);
-            side.fold(
-                (0.0, 0.0, 0.0, 0.0),
-                |(f, r, q, w), &(in_flight, rate, queue, raw)| {
-                    let (queue, raw) = (queue.as_secs_f64(), raw.as_secs_f64());
-                    (f + in_flight / n, r + rate / n, q + queue / n, w + raw / n)
-                },
-            )
-        };
-        let (flight_before, rate_before, queue_before, raw_before) = mean(0..NOISE_ROUNDS);
-        let (flight_after, rate_after, _, raw_after) = mean(NOISE_ROUNDS..2 * NOISE_ROUNDS);
-        if flight_before <= 0.0 || rate_before <= 0.0 {
+        let before = self.history_mean(0..NOISE_ROUNDS);
+        let after = self.history_mean(NOISE_ROUNDS..2 * NOISE_ROUNDS);
+        if before.in_flight <= 0.0 || before.rate <= 0.0 {
             return;
         }
-        let grew = flight_after / flight_before - 1.0;
-        if grew < NOISE_GROWTH {
-            return;
-        }
-        let followed = rate_after / rate_before - 1.0;
-        // The rise of the queue the added data would have made behind a full pipe.
-        let full_rise = (flight_after - flight_before) / rate_before;
-        // Read from the raw samples: a receiver that claims the queue as ACK Delay hides the
-        // rise from the corrected ones, and a flow taking another's share would read as one
-        // filling an empty pipe.
-        let rose = raw_after - raw_before;
-        if followed >= grew / 2.0 && rose < full_rise / 2.0 {
-            self.noise = seconds(queue_before).min(self.min_rtt / 2);
-        } else if followed < grew / 4.0 || rose >= full_rise / 2.0 {
-            self.noise = self.noise.mul_f64(NOISE_KEPT);
+        let moved = after.in_flight / before.in_flight - 1.0;
+        let reading = if moved >= NOISE_GROWTH {
+            read_rise(&before, &after, RISE_FOLLOWED)
+        } else if moved <= -NOISE_GROWTH && self.reads_falls() {
+            read_rise(&after, &before, FALL_FOLLOWED)
         } else {
             return;
+        };
+        match reading {
+            PipeReading::NotFull(noise) => self.noise = noise.min(self.min_rtt / 2),
+            PipeReading::Full => self.noise = self.noise.mul_f64(NOISE_KEPT),
+            PipeReading::Unclear => return,
         }
         self.history.clear();
+    }
+
+    /// Whether a fall of the data in flight is read for noise ([`Self::learn_noise`]): no other
+    /// flow has kept a queue standing lately ([`Self::set_other_flow_near`]), and the delay is
+    /// noisy beyond its trend ([`Self::is_noisy_beyond_trend`]). A flow whose window shrinks
+    /// while another flow takes what it frees sees its rate fall and the queue hold, as noise
+    /// would show; and the queue a buffer-filler keeps moves with a trend (its sawtooth), where
+    /// jitter steps both ways.
+    fn reads_falls(&self) -> bool {
+        !self.other_flow_near && self.is_noisy_beyond_trend()
+    }
+
+    /// The means over `rounds` of the history's rounds.
+    fn history_mean(&self, rounds: std::ops::Range<usize>) -> RoundsMean {
+        let n = rounds.len() as f64;
+        self.history.range(rounds).fold(
+            RoundsMean::default(),
+            |mean, &(in_flight, rate, queue, raw)| RoundsMean {
+                in_flight: mean.in_flight + in_flight / n,
+                rate: mean.rate + rate / n,
+                queue: mean.queue + queue.as_secs_f64() / n,
+                raw_queue: mean.raw_queue + raw.as_secs_f64() / n,
+            },
+        )
     }
 
     fn on_ack(&mut self, ack: &Ack) {
@@ -767,6 +794,48 @@ impl Classifier for ShortQueue {
 }
 
 /// More of the window lost than a channel loses: a rate limit's drops.
+/// Means of a few rounds of [`PathModel`]'s history: bytes in flight, delivery rate (bytes per
+/// second), standing queue and the same from raw samples (seconds).
+#[derive(Debug, Clone, Copy, Default)]
+struct RoundsMean {
+    in_flight: f64,
+    rate: f64,
+    queue: f64,
+    raw_queue: f64,
+}
+
+/// What two sets of rounds with different data in flight show of the pipe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PipeReading {
+    /// The pipe was not full with the lesser data in flight: the standing queue then was noise.
+    NotFull(Duration),
+    /// The pipe was full: the added data queued.
+    Full,
+    /// Neither.
+    Unclear,
+}
+
+/// Reads the pipe from rounds with less data in flight (`fewer`) and rounds with more (`more`),
+/// whichever came first. Where the rate moved by `followed` as much as the data in flight or
+/// more, and the raw queue by less than half of what the added data would have queued behind a
+/// full pipe, the pipe was not full with the lesser data; where the rate moved by less than a
+/// quarter as much, or the queue by half of that or more, it was full. The queue is read from the raw
+/// samples: a receiver that claims the queue as ACK Delay hides it from the corrected ones, and a
+/// flow taking another's share would read as one filling an empty pipe.
+fn read_rise(fewer: &RoundsMean, more: &RoundsMean, followed: f64) -> PipeReading {
+    let grew = more.in_flight / fewer.in_flight - 1.0;
+    let rate_grew = more.rate / fewer.rate - 1.0;
+    let full_rise = (more.in_flight - fewer.in_flight) / fewer.rate;
+    let rose = more.raw_queue - fewer.raw_queue;
+    if rate_grew >= grew * followed && rose < full_rise / 2.0 {
+        PipeReading::NotFull(seconds(fewer.queue))
+    } else if rate_grew < grew / 4.0 || rose >= full_rise / 2.0 {
+        PipeReading::Full
+    } else {
+        PipeReading::Unclear
+    }
+}
+
 fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
     losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES)
 }
@@ -818,6 +887,35 @@ mod tests {
         assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
         let rising = fed(|i| 2.0 * f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
         assert!(rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
+    }
+
+    /// Three rounds of `in_flight` bytes delivered at `rate` bytes a second over a standing queue
+    /// of `queue_ms`, as [`PathModel::learn_noise`] reads them.
+    fn rounds(in_flight: f64, rate: f64, queue_ms: u64) -> [(f64, f64, Duration, Duration); 3] {
+        let queue = Duration::from_millis(queue_ms);
+        [(in_flight, rate, queue, queue); 3]
+    }
+
+    #[test]
+    fn a_rate_that_falls_with_the_window_shows_the_queue_was_noise_unless_a_filler_is_near() {
+        // The window falls by a fifth and the rate with it, over the same 12 ms "queue": behind
+        // a full pipe a fifth less data would have drained 25 ms of it.
+        let fall = [rounds(100_000.0, 1e6, 12), rounds(80_000.0, 8e5, 12)].concat();
+        // The same fall with the rate held: the pipe was full, and the queue drained.
+        let drained = [rounds(100_000.0, 1e6, 32), rounds(80_000.0, 1e6, 12)].concat();
+        let learnt = |history: &[(f64, f64, Duration, Duration)], filler_near: bool| {
+            let mut path = fed(|i| 2.0 * f64::from(i % 2), in_pairs);
+            path.noise = Duration::from_millis(8);
+            path.set_other_flow_near(filler_near);
+            path.history = history.iter().copied().collect();
+            path.learn_noise();
+            path.noise
+        };
+        assert_eq!(learnt(&fall, false), Duration::from_millis(12));
+        assert_eq!(learnt(&drained, false), Duration::from_millis(6));
+        // Beside a buffer-filler, the rate falls with the window as the other flow takes what it
+        // frees: no reading.
+        assert_eq!(learnt(&fall, true), Duration::from_millis(8));
     }
 
     #[test]
