@@ -142,8 +142,14 @@ const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
 const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// How far a contest's slow start reaches, in windows that carry the flow's peak rate at today's
 /// round trip: past the share it held, as far as a loss allows, but on a path whose capacity
-/// leaps (a cellular trace) not to several times the window that share needs.
-const REOPENED_SLOW_START_REACH: u64 = 2;
+/// leaps (a cellular trace) not to several times the window that share needs. Short of two
+/// windows: where the capacity leaps, the queue empties now and then, a drain probe then finds
+/// it short, and the flow meets the buffer-filler afresh a few seconds later, so the reach is
+/// taken again and again; each time, the packets the last doubling sends past the full buffer
+/// take from the other flow's share. One window is too short the other way: behind a
+/// one-BDP drop-tail buffer the flow then stays below an even share. (The measured frontier
+/// between the two is in docs/RESULTS.md.)
+const REOPENED_SLOW_START_REACH: f64 = 1.75;
 /// The share of the deepest standing queue a contest has seen that a loss must meet to have met
 /// the full buffer of a drop-tail queue. The two are read differently: the queue a loss met is the
 /// least of the frames around it, the standing queue a round's average of such minima, and a
@@ -402,7 +408,7 @@ impl ShortQueueAlgorithm {
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
         self.window
-            .reopen_slow_start(REOPENED_SLOW_START_REACH * held as u64);
+            .reopen_slow_start((REOPENED_SLOW_START_REACH * held) as u64);
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off
