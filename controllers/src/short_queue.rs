@@ -621,6 +621,21 @@ impl ShortQueueAlgorithm {
             && self.within_rate_floor_queue(queue)
     }
 
+    /// A window lost more than a channel loses (BBRv3's `inflight_hi`, draft-cardwell-ccwg-bbr
+    /// section 5.5.10): the noisy path's floor is capped at the window the loss response left,
+    /// or, within an episode already answered, at most there. The floor would otherwise undo the
+    /// answer to an AQM's drops; and the losses of one episode run on after its first: a slow
+    /// start's overshoot into a shallow buffer loses thousands of packets after the one that cut
+    /// the window, and the delay noise those losses stir up must not raise the window to twice
+    /// the pipe while they last.
+    fn cap_floor(&mut self, reduced: bool) {
+        let cwnd = self.window.cwnd() as f64;
+        self.floor_cap = match self.floor_cap {
+            Some(cap) if !reduced => Some(cap.min(cwnd)),
+            _ => Some(cwnd),
+        };
+    }
+
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
         match self.owner {
             QueueOwner::Shared { short_rounds } if queue < target => {
@@ -840,15 +855,15 @@ impl Algorithm for ShortQueueAlgorithm {
             false
         } else if verdict == Verdict::Congestion && self.window.is_new_episode(event.sent) {
             self.reduce(event, evidence.losses_in_window);
-            if evidence.losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets {
-                // More lost than a channel loses: the floor would undo the answer to an AQM's
-                // drops (BBRv3's inflight_hi, draft-cardwell-ccwg-bbr section 5.5.10).
-                self.floor_cap = Some(self.window.cwnd() as f64);
-            }
             true
         } else {
             false
         };
+        if verdict == Verdict::Congestion
+            && evidence.losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+        {
+            self.cap_floor(reduced);
+        }
         if reduced {
             self.contest_start = false;
             self.sent_windows.note(event.now, self.window.cwnd());

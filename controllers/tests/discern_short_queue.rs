@@ -522,6 +522,35 @@ fn on_a_path_that_has_shown_noise_a_loss_beyond_a_channel_s_caps_the_floor() {
 }
 
 #[test]
+fn on_a_path_that_has_shown_noise_losses_that_run_on_after_the_cut_cap_the_floor() {
+    let mut path = noisy();
+    let before = path.cwnd();
+    assert!(before / MSS >= 50, "a window of {} packets", before / MSS);
+    // A round whose frames read 120 ms more than the jitter alone: a queue deeper than the one
+    // the floor keeps, so its first loss, a lone one, is congestion and cuts the window.
+    let sent = path.at(path.clock);
+    path.clock += RTT + 120 * MS;
+    acknowledge(&mut path, sent, before / MSS, 2, |_| RTT + 130 * MS);
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(decision.reduced);
+    let cut = path.cwnd();
+    // The episode's losses run on: a tenth of the window, beyond BBRv3's 2 %. The window is not
+    // cut again within the episode, but the floor may not lift it back to twice the pipe.
+    let decision = path.lose(before / MSS / 10);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(!decision.reduced);
+    for _ in 0..2 {
+        jittered_round(&mut path, None);
+    }
+    assert!(
+        path.cwnd() < before,
+        "cut from {before} to {cut}, then {}",
+        path.cwnd()
+    );
+}
+
+#[test]
 fn on_a_path_that_has_shown_noise_a_sparse_loss_at_the_floor_s_queue_keeps_the_window() {
     let mut path = noisy();
     // A round whose frames read 30 ms more than the jitter alone: above the guard, but within
