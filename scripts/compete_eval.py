@@ -4,7 +4,10 @@ from one scoreboard run over the classes where another flow keeps a queue standi
 
 It scores `discern` (CUBIC's rules against a deep shared queue, the default), `discern` with
 NewReno's manners there (`competing=reno`, the design before), `discern` whose slow start ends
-on a queue on a noisy path too (`start=delay`, the design before), and the peers on the sharing,
+on a queue on a noisy path too (`start=delay`, the design before), `discern` whose contest
+reopens slow start to 1.5 or 2 held windows rather than 1.75 (`reach`: the frontier between the
+share behind one BDP of drop-tail and what CUBIC keeps on the T-Mobile LTE trace), and the
+peers on the sharing,
 AQM, trace and jitter classes, then tabulates share, what the peer keeps and efficiency per
 class: the mean and 95 % confidence interval over the seeds.
 
@@ -21,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from readme_eval import BINARY, ROOT, replace_between, run  # noqa: E402
 
-CONTROLLERS = ["discern", "discern:competing=reno", "discern:start=delay", "newreno",
-               "quinn-cubic", "quinn-bbr"]
+CONTROLLERS = ["discern", "discern:competing=reno", "discern:start=delay", "discern:reach=1.5",
+               "discern:reach=2", "newreno", "quinn-cubic", "quinn-bbr"]
 SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "congestion-60M-70ms-vs-cubic",
            "deep-5bdp-vs-cubic", "lte-tmobile-vs-cubic", "lte-att-vs-cubic",
            "umts-tmobile-vs-cubic", "deep-5bdp-vs-bbr", "lte-tmobile-vs-bbr", "codel-vs-newreno",

@@ -6,7 +6,9 @@ use crate::classify::{QueueFull, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
-use crate::param::{config, fraction, open_fraction, positive_duration, word_param, ParamError};
+use crate::param::{
+    config, fraction, gain, open_fraction, positive_duration, word_param, ParamError,
+};
 use crate::registry::ClassifierRow;
 use crate::short_queue::{Competing, NoisyStart, ShortQueueAlgorithm};
 use crate::window::Window;
@@ -182,6 +184,11 @@ config! {
         /// How the default competes for a queue another flow keeps standing (default CUBIC).
         competing: Competing = Competing::Cubic,
             "against a buffer-filler: cubic (RFC 9438's growth, beta 0.7) or reno (NewReno's)";
+        /// How far the slow start a contest reopens reaches, in windows that carry the flow's
+        /// peak rate (default [`ShortQueueAlgorithm::DEFAULT_CONTEST_REACH`]).
+        reach: f64 = ShortQueueAlgorithm::DEFAULT_CONTEST_REACH,
+            "against a buffer-filler, how far the reopened slow start reaches, in windows that \
+             carry the flow's peak rate (at least 1)", gain;
         /// What ends slow start on a path whose delay is noisy beyond its trend (default
         /// [`NoisyStart::Rate`]).
         start: NoisyStart = NoisyStart::default(),
@@ -260,7 +267,8 @@ impl DiscernConfig {
                 self.beta,
                 self.ecn_beta,
             )
-            .with_noisy_start(self.start)),
+            .with_noisy_start(self.start)
+            .with_contest_reach(self.reach)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
     }
@@ -317,6 +325,15 @@ impl DiscernConfig {
                 value: String::new(),
                 expected: "to be given without queue=full: the earlier design competes by its \
                            growth rule",
+            });
+        }
+        if self.queue == QueueAim::Full && self.reach != ShortQueueAlgorithm::DEFAULT_CONTEST_REACH
+        {
+            return Err(ParamError {
+                name: "reach",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design does not reopen \
+                           slow start against a buffer-filler",
             });
         }
         if self.queue == QueueAim::Full && self.start != NoisyStart::default() {

@@ -71,6 +71,16 @@ pub fn factor(name: &'static str, value: f64) -> Result<f64, ParamError> {
     )
 }
 
+/// `value` if it is a finite number of at least 1.
+pub fn gain(name: &'static str, value: f64) -> Result<f64, ParamError> {
+    check(
+        name,
+        value,
+        value.is_finite() && value >= 1.0,
+        "a number of at least 1, such as 1.75",
+    )
+}
+
 /// `value` if it is at least `least`; `expected` says so to a user.
 pub fn at_least(
     name: &'static str,

@@ -140,16 +140,6 @@ const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
 /// room for its transients. Behind an AQM the flow keeps NewReno's manners, which share an
 /// AQM's drops evenly; against a deeper queue it competes ([`Competing`]).
 const DEEP_QUEUE: Duration = Duration::from_millis(30);
-/// How far a contest's slow start reaches, in windows that carry the flow's peak rate at today's
-/// round trip: past the share it held, as far as a loss allows, but on a path whose capacity
-/// leaps (a cellular trace) not to several times the window that share needs. Short of two
-/// windows: where the capacity leaps, the queue empties now and then, a drain probe then finds
-/// it short, and the flow meets the buffer-filler afresh a few seconds later, so the reach is
-/// taken again and again; each time, the packets the last doubling sends past the full buffer
-/// take from the other flow's share. One window is too short the other way: behind a
-/// one-BDP drop-tail buffer the flow then stays below an even share. (The measured frontier
-/// between the two is in docs/RESULTS.md.)
-const REOPENED_SLOW_START_REACH: f64 = 1.75;
 /// The share of the deepest standing queue a contest has seen that a loss must meet to have met
 /// the full buffer of a drop-tail queue. The two are read differently: the queue a loss met is the
 /// least of the frames around it, the standing queue a round's average of such minima, and a
@@ -292,9 +282,21 @@ pub struct ShortQueueAlgorithm {
     beta: f64,
     ecn_beta: f64,
     noisy_start: NoisyStart,
+    contest_reach: f64,
 }
 
 impl ShortQueueAlgorithm {
+    /// How far a contest's slow start reaches, in windows that carry the flow's peak rate at
+    /// today's round trip ([`Self::with_contest_reach`]): past the share it held, as far as a
+    /// loss allows, but on a path whose capacity leaps (a cellular trace) not to several times
+    /// the window that share needs. Short of two windows: where the capacity leaps, the queue
+    /// empties now and then, a drain probe then finds it short, and the flow meets the
+    /// buffer-filler afresh a few seconds later, so the reach is taken again and again; each
+    /// time, the packets the last doubling sends past the full buffer take from the other flow's
+    /// share. One window is too short the other way: behind a one-BDP drop-tail buffer the flow
+    /// then stays below an even share. (docs/RESULTS.md measures 1.5, 1.75 and 2 side by side.)
+    pub const DEFAULT_CONTEST_REACH: f64 = 1.75;
+
     /// An algorithm that starts from `window`, competes for a shared queue by `competing`'s
     /// rules, multiplies by `beta` on a rate limit's losses (and on a shared queue's congestion
     /// under [`Competing::Reno`]) and by `ecn_beta` on a CE mark.
@@ -322,7 +324,15 @@ impl ShortQueueAlgorithm {
             beta,
             ecn_beta,
             noisy_start: NoisyStart::default(),
+            contest_reach: Self::DEFAULT_CONTEST_REACH,
         }
+    }
+
+    /// The algorithm with a contest's reopened slow start reaching `reach` held windows
+    /// ([`Self::DEFAULT_CONTEST_REACH`]).
+    pub fn with_contest_reach(mut self, reach: f64) -> Self {
+        self.contest_reach = reach;
+        self
     }
 
     /// The algorithm with `noisy_start` ending slow start on a path whose delay is noisy beyond
@@ -394,7 +404,7 @@ impl ShortQueueAlgorithm {
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
     /// next congestion verdict that [`Self::passes_over_contest_loss`] does not pass over (or
-    /// [`REOPENED_SLOW_START_REACH`] held windows): the other flow
+    /// the contest reach in held windows, [`Self::with_contest_reach`]): the other flow
     /// filled the buffer from its own slow start while this one kept its queue short, and from
     /// the small window that leaves, CUBIC's or Reno's growth takes minutes to reach an even
     /// share on a long path (on a cellular path whose buffer holds seconds, a round lasts one).
@@ -408,7 +418,7 @@ impl ShortQueueAlgorithm {
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
         self.window
-            .reopen_slow_start((REOPENED_SLOW_START_REACH * held) as u64);
+            .reopen_slow_start((self.contest_reach * held) as u64);
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off

@@ -388,6 +388,30 @@ fn start_is_a_knob_of_the_default_only() {
 }
 
 #[test]
+fn a_contest_s_slow_start_reaches_as_far_as_the_reach_knob_says() {
+    // The same contest (a queue of 60 ms another flow keeps standing) with two reaches: the
+    // reopened slow start ends at that many windows that carry the flow's peak rate.
+    let reopened_to = |reach: f64| {
+        let mut config = DiscernConfig::default();
+        config.reach(reach);
+        let mut path = Path::new(short_queue(config.algorithm(MSS)));
+        path.rounds(4);
+        queue_for(&mut path, 10 * MS, 1);
+        queue_for(&mut path, Duration::ZERO, 4);
+        queue_for(&mut path, 60 * MS, 12);
+        assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+        path.window().ssthresh() as f64
+    };
+    let ratio = reopened_to(2.0) / reopened_to(1.0);
+    assert!((ratio - 2.0).abs() < 0.1, "{ratio}");
+    let err = quinn_discern::registry::parse("discern:reach=0.5").expect_err("below 1");
+    assert!(err.to_string().contains("at least 1"), "{err}");
+    let err = quinn_discern::registry::parse("discern:queue=full,reach=2")
+        .expect_err("reach with queue=full is refused");
+    assert!(err.to_string().contains("reach"), "{err}");
+}
+
+#[test]
 fn competing_by_reno_s_rules_is_a_parameter() {
     let mut config = DiscernConfig::default();
     config.competing(quinn_discern::Competing::Reno);
