@@ -393,7 +393,7 @@ fn a_contest_s_slow_start_reaches_as_far_as_the_reach_knob_says() {
     // reopened slow start ends at that many windows that carry the flow's peak rate.
     let reopened_to = |reach: f64| {
         let mut config = DiscernConfig::default();
-        config.reach(reach);
+        config.reach(reach).expect("a reach of at least 1");
         let mut path = Path::new(short_queue(config.algorithm(MSS)));
         path.rounds(4);
         queue_for(&mut path, 10 * MS, 1);
