@@ -255,7 +255,8 @@ impl PathModel {
     }
 
     /// Tells the model whether the flow has met another flow's standing queue lately: a fall of
-    /// the data in flight is then not read for noise ([`Self::learn_noise`]).
+    /// the data in flight then teaches the [`Self::noise_floor`] nothing, since a window that
+    /// shrinks while another flow takes what it frees sees its rate fall as over noise.
     pub fn set_other_flow_near(&mut self, near: bool) {
         self.other_flow_near = near;
     }
