@@ -454,9 +454,9 @@ impl PathModel {
     /// shows the pipe was not full before, so the standing queue then was noise (order-keeping
     /// per-packet jitter grows with the rate, so it reads as a queue that grows with the window).
     /// Falling (where [`Self::reads_falls`]): a rate that fell by three quarters as much or more
-    /// shows the same of the rounds after. A rate that moved by less than a quarter as much shows the pipe full:
-    /// the floor loses a quarter, so that a queue once taken for noise is shed. Each reading
-    /// starts a fresh comparison.
+    /// shows the same of the rounds after. A rate that moved by less than a quarter as much shows
+    /// the pipe full: the floor loses a quarter, so that a queue once taken for noise is shed.
+    /// Each reading starts a fresh comparison ([`read_pipe`]).
     fn learn_noise(&mut self) {
         if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() || !self.raw_is_noisy() {
             return;
@@ -468,9 +468,9 @@ impl PathModel {
         }
         let moved = after.in_flight / before.in_flight - 1.0;
         let reading = if moved >= NOISE_GROWTH {
-            read_rise(&before, &after, RISE_FOLLOWED)
+            read_pipe(&before, &after, RISE_FOLLOWED)
         } else if moved <= -NOISE_GROWTH && self.reads_falls() {
-            read_rise(&after, &before, FALL_FOLLOWED)
+            read_pipe(&after, &before, FALL_FOLLOWED)
         } else {
             return;
         };
@@ -794,7 +794,6 @@ impl Classifier for ShortQueue {
     }
 }
 
-/// More of the window lost than a channel loses: a rate limit's drops.
 /// Means of a few rounds of [`PathModel`]'s history: bytes in flight, delivery rate (bytes per
 /// second), standing queue and the same from raw samples (seconds).
 #[derive(Debug, Clone, Copy, Default)]
@@ -820,10 +819,10 @@ enum PipeReading {
 /// whichever came first. Where the rate moved by `followed` as much as the data in flight or
 /// more, and the raw queue by less than half of what the added data would have queued behind a
 /// full pipe, the pipe was not full with the lesser data; where the rate moved by less than a
-/// quarter as much, or the queue by half of that or more, it was full. The queue is read from the raw
-/// samples: a receiver that claims the queue as ACK Delay hides it from the corrected ones, and a
-/// flow taking another's share would read as one filling an empty pipe.
-fn read_rise(fewer: &RoundsMean, more: &RoundsMean, followed: f64) -> PipeReading {
+/// quarter as much, or the queue by half of that or more, it was full. The queue is read from
+/// the raw samples: a receiver that claims the queue as ACK Delay hides it from the corrected
+/// ones, and a flow taking another's share would read as one filling an empty pipe.
+fn read_pipe(fewer: &RoundsMean, more: &RoundsMean, followed: f64) -> PipeReading {
     let grew = more.in_flight / fewer.in_flight - 1.0;
     let rate_grew = more.rate / fewer.rate - 1.0;
     let full_rise = (more.in_flight - fewer.in_flight) / fewer.rate;
@@ -837,6 +836,7 @@ fn read_rise(fewer: &RoundsMean, more: &RoundsMean, followed: f64) -> PipeReadin
     }
 }
 
+/// More of the window lost than a channel loses: a rate limit's drops.
 fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
     losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES)
 }
