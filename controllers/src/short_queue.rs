@@ -612,7 +612,7 @@ impl ShortQueueAlgorithm {
         if event.is_ecn()
             || event.persistent
             || self.classifier().last_cause() != Some(LossCause::Queue)
-            || losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+            || beyond_floor_loss_share(event, losses_in_window)
             || beyond_a_channel(event, losses_in_window)
         {
             return false;
@@ -805,6 +805,12 @@ impl ShortQueueAlgorithm {
     }
 }
 
+/// Whether a window lost more than BBRv3's 2 % (`BBRLossThresh`, draft-cardwell-ccwg-bbr section
+/// 5.5.10): more than a channel loses, as the noisy path's floor reads it.
+fn beyond_floor_loss_share(event: &CongestionEvent, losses_in_window: u64) -> bool {
+    losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+}
+
 impl Algorithm for ShortQueueAlgorithm {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
@@ -870,7 +876,7 @@ impl Algorithm for ShortQueueAlgorithm {
             false
         };
         if verdict == Verdict::Congestion
-            && evidence.losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
+            && beyond_floor_loss_share(event, evidence.losses_in_window)
         {
             self.cap_floor(reduced);
         }
