@@ -13,8 +13,9 @@
                rates, five controllers): each controller's goodput at 1 % loss and the sweep's
                wall time as measured here, and its goodput plot copied to docs/quick-goodput.png
   random-paths `discern score --paths N --path-seed S --controller defaults,noq-bbr3`: per
-               controller the mean and tail of each metric from paths.json, with the seed and the
-               command beside them, the summary page and the CDFs copied to docs/results/paths/
+               controller the mean and tail of each metric and its runs whose receiver closed the
+               connection, from paths.json, with the seed and the command beside them, the
+               summary page and the CDFs copied to docs/results/paths/
                (README shows the summary page, docs/RESULTS.md the CDFs), and the draw's wall
                time written into docs/evaluation.md (`paths-cost`)
 
@@ -338,14 +339,18 @@ def paths_run(args):
 def paths_table(board):
     """One row per controller: each metric's mean and its tail (p10, or p90 for the queues)."""
     spreads = {(s["controller"], s["metric"]): s for s in board["spreads"]}
+    closed = {o["controller"]: o["runs"] for o in board["outcomes"]
+              if o["outcome"] == "receiver_closed"}
     head = "| controller | " + " | ".join(f"{label} (mean, {tail})"
-                                          for _, label, tail in PATHS_COLUMNS) + " |"
-    lines = [head, "|---" * (len(PATHS_COLUMNS) + 1) + "|"]
+                                          for _, label, tail in PATHS_COLUMNS)
+    head += " | receiver closed the connection (runs) |"
+    lines = [head, "|---" * (len(PATHS_COLUMNS) + 2) + "|"]
     for c in board["controllers"]:
         cells = []
         for metric, _, tail in PATHS_COLUMNS:
             s = spreads.get((c, metric))
             cells.append("n/a" if s is None else f"{s['mean']:.2f}, {s[tail]:.2f} (n {s['n']})")
+        cells.append(str(closed.get(c, 0)))
         lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
     return lines
 

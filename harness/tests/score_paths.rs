@@ -125,6 +125,7 @@ fn a_draw_gives_the_same_bytes_its_outputs_parse_and_shards_merge_to_them() {
         "rtt_ms",
         "peer",
         "controller",
+        "outcome",
         "efficiency",
         "share",
         "peer_kept",
@@ -156,6 +157,16 @@ fn a_draw_gives_the_same_bytes_its_outputs_parse_and_shards_merge_to_them() {
                 .contains("--only-path"),
             "{s}"
         );
+    }
+    // Every run's own flow is counted under exactly one outcome.
+    let outcomes = json["outcomes"].as_array().unwrap();
+    for controller in ["discern", "newreno"] {
+        let runs: u64 = outcomes
+            .iter()
+            .filter(|o| o["controller"] == controller)
+            .map(|o| o["runs"].as_u64().unwrap())
+            .sum();
+        assert_eq!(runs, n as u64, "{controller}: {outcomes:?}");
     }
     for png in OUTPUTS.iter().filter(|f| f.ends_with(".png")) {
         assert_eq!(&read(&whole.join(png))[..4], b"\x89PNG", "{png}");

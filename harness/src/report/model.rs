@@ -175,6 +175,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, the successes first.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Completed,
+        Outcome::Unbounded,
+        Outcome::Incomplete,
+        Outcome::NoHandshake,
+        Outcome::ReceiverClosed,
+    ];
+
     /// The outcome of a flow that asked for `asked` bytes (`None`: until the run ends).
     pub fn of(
         handshake: bool,

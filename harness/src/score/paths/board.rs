@@ -12,6 +12,7 @@ use super::metrics::{self, Metric, Runs};
 use super::render::Layout;
 use super::{Draw, Outcome, PathJob};
 use crate::output::table::TextTable;
+use crate::report::Outcome as FlowOutcome;
 use crate::score::figure::queue_p95;
 
 /// One controller on one path.
@@ -20,6 +21,8 @@ pub struct Row {
     pub path: RandomPath,
     pub layout: Layout,
     pub controller: String,
+    /// How flow 0 (the controller's own) ended; `None` where the run failed.
+    pub outcome: Option<FlowOutcome>,
     pub goodput_bps: Option<f64>,
     pub queue_delay_p95_s: Option<f64>,
     pub values: HashMap<Metric, f64>,
@@ -48,6 +51,14 @@ pub struct Spread {
     pub worst: Worst,
 }
 
+/// How often one controller's own flow ended one way over the draw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutcomeCount {
+    pub controller: String,
+    pub outcome: FlowOutcome,
+    pub runs: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricInfo {
     pub metric: Metric,
@@ -64,6 +75,10 @@ pub struct PathBoard {
     pub controllers: Vec<String>,
     pub metrics: Vec<MetricInfo>,
     pub spreads: Vec<Spread>,
+    /// Per controller, how its own flow ended on the paths it ran (every outcome seen at least
+    /// once). A receiver that closed the connection is a fault of the controller on that path,
+    /// which the metrics show only as a low value.
+    pub outcomes: Vec<OutcomeCount>,
     /// `(run folder, error)` of every run that failed; its path's metrics are left out.
     pub failures: Vec<(String, String)>,
     #[serde(skip)]
@@ -104,6 +119,7 @@ impl PathBoard {
                     path: path.clone(),
                     layout: layout.clone(),
                     controller: controller.clone(),
+                    outcome: run.and_then(|r| r.summary.flows.first().map(|f| f.outcome)),
                     goodput_bps: run.and_then(|r| r.summary.flows.first().map(|f| f.goodput_bps)),
                     queue_delay_p95_s: run.and_then(|r| queue_p95(&r.summary)),
                     values: metrics::values(path, layout, controller, &runs),
@@ -116,6 +132,7 @@ impl PathBoard {
             .flat_map(|c| Metric::ALL.into_iter().map(move |m| (c, m)))
             .filter_map(|(c, m)| spread(&draw, &rows, c, m))
             .collect();
+        let own_flow_outcomes = outcome_counts(controllers, &rows);
         let total = jobs.len();
         let failures = crate::score::failed_runs(jobs, outcomes, |i, j| j.dir_name(i, total));
         PathBoard {
@@ -131,6 +148,7 @@ impl PathBoard {
                 })
                 .collect(),
             spreads,
+            outcomes: own_flow_outcomes,
             failures,
             rows,
         }
@@ -174,6 +192,7 @@ impl PathBoard {
             "peer_timing",
             "duration_s",
             "controller",
+            "outcome",
             "goodput_mbit",
             "queue_delay_p95_ms",
         ]
@@ -208,6 +227,7 @@ impl PathBoard {
                 p.peer.map_or("", |x| x.timing.name()).to_string(),
                 format!("{}", r.layout.duration_s),
                 r.controller.clone(),
+                r.outcome.map_or("", FlowOutcome::name).to_string(),
                 opt(r.goodput_bps, 1e-6),
                 opt(r.queue_delay_p95_s, 1e3),
             ];
@@ -268,8 +288,56 @@ impl PathBoard {
                 );
             }
         }
+        let _ = write!(
+            s,
+            "\nHow each controller's own flow ended (runs):\n{}",
+            self.outcome_table().render()
+        );
         s
     }
+
+    /// Per controller, its runs by how its own flow ended: one column per outcome seen.
+    fn outcome_table(&self) -> TextTable {
+        let seen: Vec<FlowOutcome> = FlowOutcome::ALL
+            .into_iter()
+            .filter(|o| self.outcomes.iter().any(|x| x.outcome == *o))
+            .collect();
+        let mut headers = vec!["controller".to_string()];
+        headers.extend(seen.iter().map(|o| o.name().to_string()));
+        let mut t = TextTable::new(headers);
+        for c in &self.controllers {
+            let mut row = vec![c.clone()];
+            row.extend(seen.iter().map(|o| {
+                self.outcomes
+                    .iter()
+                    .find(|x| &x.controller == c && x.outcome == *o)
+                    .map_or(0, |x| x.runs)
+                    .to_string()
+            }));
+            t.push(row);
+        }
+        t
+    }
+}
+
+/// Per controller (in order) and outcome (in [`FlowOutcome::ALL`]'s order), the rows whose own
+/// flow ended that way; outcomes no row had are left out.
+fn outcome_counts(controllers: &[String], rows: &[Row]) -> Vec<OutcomeCount> {
+    controllers
+        .iter()
+        .flat_map(|c| FlowOutcome::ALL.into_iter().map(move |o| (c, o)))
+        .filter_map(|(c, o)| {
+            let runs = rows
+                .iter()
+                .filter(|r| &r.controller == c && r.outcome == Some(o))
+                .count();
+            (runs > 0).then(|| OutcomeCount {
+                controller: c.clone(),
+                outcome: o,
+                runs,
+            })
+        })
+        .collect()
 }
 
 /// `controller`'s spread of `metric`, where some path defines it.
