@@ -7,9 +7,10 @@
 //! [`PathModel::target`]):
 //!
 //! * **Own queue** (the start, and once `q` has stayed below the target for a few rounds): after
-//!   slow start (which ends when the queue of the last few frames reaches twice the target, or,
-//!   on a path whose delay is noisy beyond its trend, when the delivery rate stops growing:
-//!   [`NoisyStart`]; and
+//!   slow start (which ends when the queue of the last few frames, read past the delay noise
+//!   that is not the flow's own bursts ([`PathModel::noise_beyond_trend`]), reaches twice the
+//!   target, or, on a path whose delay is noisy beyond its trend, when the delivery rate stops
+//!   growing: [`NoisyStart`]; and
 //!   halves the window where that queue holds more packets than a burst: on a 1 Gbit/s, 40 ms
 //!   path the last doubling otherwise left 32 ms queued, and the p95 queue at 1.6 times the
 //!   budget; see [`ShortQueueAlgorithm`]'s `end_slow_start`),
@@ -179,8 +180,9 @@ pub enum Competing {
 /// ([`PathModel::is_noisy_beyond_trend`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NoisyStart {
-    /// A queue of the exit threshold, as on any path: per-packet jitter can end slow start within
-    /// a round or two, far below the pipe, where a quiet path's queue is the flow's own.
+    /// A queue of the exit threshold, as on any path, read past the noise's spread
+    /// ([`PathModel::noise_beyond_trend`]): where the spread is larger than the threshold, the
+    /// queue that ends slow start holds that much more than a quiet path's.
     Delay,
     /// The delivery rate (the default): slow start goes on while each round delivers a quarter
     /// more than the best before it (BBR's full-bandwidth check,
@@ -503,7 +505,8 @@ impl ShortQueueAlgorithm {
         self.noisy_start == NoisyStart::Rate && self.path().is_noisy_beyond_trend()
     }
 
-    /// Slow start ends on a queue of at least the exit threshold. Where that queue holds more
+    /// Slow start ends on a queue of at least the exit threshold, read past the delay noise that
+    /// is not the flow's own bursts ([`PathModel::noise_beyond_trend`]). Where that queue holds more
     /// packets than any burst ([`SLOW_START_DRAIN_PACKETS`]), it is the standing queue the last
     /// doubling built: the packets that show it were sent a round trip ago, under about half of
     /// today's window, so the window halves, to the one that built it. Otherwise (on slower
@@ -842,10 +845,10 @@ impl Algorithm for ShortQueueAlgorithm {
         } else if self.window.state() == State::SlowStart
             && matches!(self.owner, QueueOwner::Own { .. })
             && !self.starts_by_rate()
-            && self
-                .path()
-                .recent_queue()
-                .is_some_and(|q| q >= self.path().slow_start_exit())
+            && self.path().recent_queue().is_some_and(|queue| {
+                let past_noise = queue.saturating_sub(self.path().noise_beyond_trend());
+                past_noise >= self.path().slow_start_exit()
+            })
         {
             self.end_slow_start();
         }

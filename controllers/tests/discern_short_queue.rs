@@ -14,6 +14,7 @@ use quinn_discern::{
 };
 
 const MS: Duration = Duration::from_millis(1);
+const US: Duration = Duration::from_micros(1);
 
 fn short_queue(algorithm: DiscernAlgorithm) -> ShortQueueAlgorithm {
     match algorithm {
@@ -343,15 +344,45 @@ fn on_a_jittered_path_start_rate_ends_slow_start_where_the_rate_stops_growing() 
         }
         path.cwnd_packets()
     };
+    // Read past the noise's spread (20 ms here), the queue that ends slow start by delay holds
+    // 200 packets more than a quiet path's: the rate's exit holds no more than its three rounds
+    // of confirmation put there.
     let by_delay = slow_start_ends_at(NoisyStart::Delay);
     let by_rate = slow_start_ends_at(NoisyStart::Rate);
     assert!(
-        by_delay < 200.0,
-        "the jitter ended slow start at {by_delay} packets"
+        by_delay >= 500.0,
+        "slow start ended at {by_delay} packets, short of the pipe"
     );
     assert!(
         by_rate >= 500.0,
         "slow start ended at {by_rate} packets, short of the pipe"
+    );
+}
+
+#[test]
+fn slow_start_reads_its_exit_queue_past_delay_noise_that_is_not_its_own_bursts() {
+    // A pipe of a thousand packets, and every other frame 2.5 ms late: a spread (about 5 ms)
+    // within slow start's exit threshold (HyStart's 6.25 ms at a 100 ms RTT, while the first
+    // rounds' rate sets a long target). From 64 packets on, order-keeping jitter, which grows
+    // with the rate (a late packet holds back those behind it), offsets every sample by 7 ms
+    // more, beyond the threshold: read as a queue, it ended slow start at 92 packets. Read past
+    // the spread, the offset is no queue.
+    let capacity = 1000.0 * MSS as f64 / RTT.as_secs_f64();
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    let mut rounds = 0;
+    while path.window().ssthresh() == u64::MAX && rounds < 40 {
+        let offset = if path.cwnd_packets() < 64.0 {
+            Duration::ZERO
+        } else {
+            7 * MS
+        };
+        jittered_round_between(&mut path, Some(capacity), (offset, offset + 2500 * US));
+        rounds += 1;
+    }
+    let packets = path.cwnd_packets();
+    assert!(
+        packets >= 500.0,
+        "slow start ended at {packets} packets, the pipe is 1000"
     );
 }
 
@@ -437,6 +468,15 @@ fn competing_by_reno_s_rules_is_a_parameter() {
 /// never full) builds behind a window above its pipe. The round lasts the base RTT plus that
 /// queue, so the delivery rate follows the window below the pipe and stays at `capacity` above.
 fn jittered_round(path: &mut Path<ShortQueueAlgorithm>, capacity: Option<f64>) {
+    jittered_round_between(path, capacity, (6 * MS, 16 * MS));
+}
+
+/// As [`jittered_round`], each pair of frames reading `noise.0` or `noise.1` by turns.
+fn jittered_round_between(
+    path: &mut Path<ShortQueueAlgorithm>,
+    capacity: Option<f64>,
+    noise: (Duration, Duration),
+) {
     let cwnd = path.cwnd();
     let queue = capacity.map_or(0.0, |c| (cwnd as f64 / c - RTT.as_secs_f64()).max(0.0));
     let span = RTT + Duration::from_secs_f64(queue);
@@ -444,12 +484,11 @@ fn jittered_round(path: &mut Path<ShortQueueAlgorithm>, capacity: Option<f64>) {
     path.clock += span;
     let packets = (cwnd / MSS).max(1);
     acknowledge(path, sent, packets, 2, |packet| {
-        let noise = if (packet / 2) % 2 == 0 {
-            6 * MS
+        span + if (packet / 2) % 2 == 0 {
+            noise.0
         } else {
-            16 * MS
-        };
-        span + noise
+            noise.1
+        }
     });
 }
 

@@ -390,11 +390,26 @@ impl PathModel {
     /// exit threshold is a few milliseconds, and jitter between the two ended slow start within
     /// a round or two, far below the pipe.
     pub fn is_noisy_beyond_trend(&self) -> bool {
-        let spread = self.spread(self.trendless_difference);
         // The exit threshold first: the own-burst bound selects among the recent frames, and
         // slow start asks on every frame.
-        spread > self.slow_start_exit
-            && spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS)
+        let spread = self.spread(self.trendless_difference);
+        spread > self.slow_start_exit && self.noise_beyond_trend() > self.slow_start_exit
+    }
+
+    /// The delay's spread from frame to frame beyond its trend (twice the mean distance of a
+    /// step from the trend), where it is more than the flow's own bursts make
+    /// ([`Self::own_burst_step`]); zero where it is not. Delay noise of this size rides on every
+    /// sample slow start reads, so its exit reads the queue past it: order-keeping jitter grows
+    /// with the rate (a late packet holds back those behind it), and from the sparse first
+    /// round to a doubled window it offsets the whole delay by about its spread, which reads as
+    /// a queue of the exit threshold long before the pipe is full.
+    pub fn noise_beyond_trend(&self) -> Duration {
+        let spread = self.spread(self.trendless_difference);
+        if spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS) {
+            spread
+        } else {
+            Duration::ZERO
+        }
     }
 
     /// The step a frame's worth of the flow's own packets adds to the queue when they arrive at
