@@ -278,6 +278,8 @@ pub struct ShortQueueAlgorithm {
     drain: DrainProbe,
     sent_windows: SentWindows,
     rounds_seen: u64,
+    /// When the first ACK frame arrived ([`Self::in_first_flight`]).
+    first_ack_at: Option<Instant>,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
     probe_hold: u32,
     since_probe: u32,
@@ -321,6 +323,7 @@ impl ShortQueueAlgorithm {
             drain: DrainProbe::default(),
             sent_windows: SentWindows::default(),
             rounds_seen: 0,
+            first_ack_at: None,
             probe_hold: 0,
             since_probe: 0,
             beta,
@@ -598,6 +601,19 @@ impl ShortQueueAlgorithm {
             .is_some_and(|at| self.path().rounds() < at.saturating_add(FLOOR_QUIET_ROUNDS))
     }
 
+    /// Whether a packet sent at `sent` was of the first flight: sent before the first ACK frame
+    /// arrived, or as it arrived, under the initial window. A loss there is answered with a cut
+    /// that keeps slow start going ([`Window::reduce_in_slow_start`]): it says nothing of the
+    /// path's capacity, since the flow had built no queue, and losing most of that flight is what
+    /// a lost handshake packet does. A QUIC client cannot decrypt the 1-RTT packets that arrive
+    /// before the handshake's last messages (RFC 9001 section 5.7), and quinn's drops them rather
+    /// than buffer them; the sender, reading more than half its window lost, would end slow
+    /// start at half the initial window on a path of any size. The cut is still a cut: a receiver
+    /// that claims losses buys no more of them than anywhere else.
+    fn in_first_flight(&self, sent: Instant) -> bool {
+        self.first_ack_at.is_none_or(|at| sent <= at)
+    }
+
     /// Whether a loss that met a queue above the guard is one the noisy path's window floor
     /// keeps: the floor is in force at the queue the lost packet met (read past the noise floor
     /// and the jitter, [`Self::floor_in_force`]), the loss was a queue's (not a rate limit's),
@@ -762,6 +778,10 @@ impl ShortQueueAlgorithm {
             self.window.reduce(event.now, self.ecn_beta);
             return;
         }
+        if self.in_first_flight(event.sent) {
+            self.window.reduce_in_slow_start(event.now, self.beta);
+            return;
+        }
         let cwnd = self.window.cwnd();
         match (self.classifier().last_cause(), self.owner) {
             // A policer: a limit shared with other flows, answered as NewReno answers a queue.
@@ -836,6 +856,7 @@ impl Algorithm for ShortQueueAlgorithm {
     }
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
+        self.first_ack_at.get_or_insert(batch.now);
         self.discriminator.on_ack_batch(batch);
         let rounds = self.path().rounds();
         if rounds != self.rounds_seen {

@@ -187,6 +187,13 @@ impl Window {
         self.enter_recovery(now);
     }
 
+    /// Fast recovery's cut, `cwnd = max(cwnd * beta, floor)`, with slow start going on
+    /// (`ssthresh` as it was): for a loss that says nothing of the path's capacity.
+    pub fn reduce_in_slow_start(&mut self, now: Instant, beta: f64) {
+        self.cwnd = scale(self.cwnd, beta).max(self.min_window());
+        self.enter_recovery(now);
+    }
+
     /// A reduction to `bytes` (at least the floor): `cwnd = ssthresh = bytes`.
     pub fn reduce_to(&mut self, now: Instant, bytes: u64) {
         self.cwnd = bytes.max(self.min_window());

@@ -709,6 +709,24 @@ fn half_the_window_lost_is_congestion_whatever_the_queue() {
 }
 
 #[test]
+fn losing_the_first_flight_cuts_the_window_but_does_not_end_slow_start() {
+    // The whole initial window lost before any ACK: what a lost handshake packet does to a
+    // client that drops the 1-RTT packets it cannot yet decrypt.
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    let first_flight = path.cwnd() / MSS;
+    let decision = path.lose(first_flight);
+    assert!(decision.reduced, "the loss is answered");
+    assert!(path.cwnd() < first_flight * MSS);
+    assert_eq!(path.window().ssthresh(), u64::MAX, "slow start goes on");
+    // Once the path has answered, half a window lost ends slow start.
+    path.rounds(2);
+    let decision = path.lose(path.cwnd() / MSS / 2 + 1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(decision.reduced);
+    assert!(path.window().ssthresh() < u64::MAX, "slow start is over");
+}
+
+#[test]
 fn on_an_ecn_path_marks_reduce_by_ecn_beta_and_losses_are_random() {
     use quinn_discern::Algorithm;
     let mut path = settled();
