@@ -867,8 +867,10 @@ impl Algorithm for ShortQueueAlgorithm {
             && matches!(self.owner, QueueOwner::Own { .. })
             && !self.starts_by_rate()
             && self.path().recent_queue().is_some_and(|queue| {
-                let past_noise = queue.saturating_sub(self.path().noise_beyond_trend());
-                past_noise >= self.path().slow_start_exit()
+                // The noise (which reads the recent frames' rates) only where the raw queue
+                // would end slow start: it is asked on every frame.
+                let exit = self.path().slow_start_exit();
+                queue >= exit && queue.saturating_sub(self.path().noise_beyond_trend()) >= exit
             })
         {
             self.end_slow_start();

@@ -393,7 +393,12 @@ impl PathModel {
         // The exit threshold first: the own-burst bound selects among the recent frames, and
         // slow start asks on every frame.
         let spread = self.spread(self.trendless_difference);
-        spread > self.slow_start_exit && self.noise_beyond_trend() > self.slow_start_exit
+        spread > self.slow_start_exit && self.beyond_own_bursts(spread)
+    }
+
+    /// Whether a spread exceeds what the flow's own bursts make ([`Self::own_burst_step`]).
+    fn beyond_own_bursts(&self, spread: Duration) -> bool {
+        spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS)
     }
 
     /// The delay's spread from frame to frame beyond its trend (twice the mean distance of a
@@ -405,7 +410,7 @@ impl PathModel {
     /// a queue of the exit threshold long before the pipe is full.
     pub fn noise_beyond_trend(&self) -> Duration {
         let spread = self.spread(self.trendless_difference);
-        if spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS) {
+        if self.beyond_own_bursts(spread) {
             spread
         } else {
             Duration::ZERO
