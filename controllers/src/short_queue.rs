@@ -392,13 +392,11 @@ impl ShortQueueAlgorithm {
             }
             QueueOwner::Own { .. } => {
                 self.drain = DrainProbe::default();
-                if self.window.state() == State::SlowStart
-                    && self.starts_by_rate()
-                    && self.path().pipe_filled()
+                if self.window.in_slow_start() && self.starts_by_rate() && self.path().pipe_filled()
                 {
                     self.end_slow_start();
                 }
-                if self.window.state() != State::SlowStart && !self.rate_probe(queue, target) {
+                if !self.window.in_slow_start() && !self.rate_probe(queue, target) {
                     self.fast_update(queue, target);
                 }
                 self.hold_rate_floor(beyond_noise);
@@ -645,7 +643,7 @@ impl ShortQueueAlgorithm {
     /// ([`Self::within_rate_floor_queue`]).
     fn floor_in_force(&self, queue: Duration) -> bool {
         matches!(self.owner, QueueOwner::Own { .. })
-            && self.window.state() != State::SlowStart
+            && !self.window.in_slow_start()
             && self.classifier().rate_limit().is_none()
             && self.within_rate_floor_queue(queue)
     }
@@ -748,7 +746,7 @@ impl ShortQueueAlgorithm {
     /// gaps for, the overshoot is this flow's.
     fn passes_over_contest_loss(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
         let in_contest_start = self.contest_start
-            && self.window.state() == State::SlowStart
+            && self.window.in_slow_start()
             && matches!(self.owner, QueueOwner::Shared { .. });
         in_contest_start
             && !event.is_ecn()
@@ -843,7 +841,7 @@ impl Algorithm for ShortQueueAlgorithm {
         // With the queue its own, the flow grows per ACK only in slow start; FAST's update moves
         // the window once a round after that.
         match self.owner {
-            QueueOwner::Own { .. } if self.window.state() != State::SlowStart => {}
+            QueueOwner::Own { .. } if !self.window.in_slow_start() => {}
             QueueOwner::Own { .. } => self.window.grow_reno(ack.bytes),
             // A drain probe holds the window where it put it (CUBIC's Reno-friendly estimate
             // would restore it at the next ACK).
@@ -863,7 +861,7 @@ impl Algorithm for ShortQueueAlgorithm {
             self.rounds_seen = rounds;
             self.on_round_end();
             self.sent_windows.note(batch.now, self.window.cwnd());
-        } else if self.window.state() == State::SlowStart
+        } else if self.window.in_slow_start()
             && matches!(self.owner, QueueOwner::Own { .. })
             && !self.starts_by_rate()
             && self.path().recent_queue().is_some_and(|queue| {

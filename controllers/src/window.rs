@@ -101,6 +101,14 @@ impl Window {
         }
     }
 
+    /// Whether the window is below `ssthresh`, recovery or not: a cut that keeps slow start going
+    /// ([`Self::reduce_in_slow_start`], [`Self::collapse`]) leaves it so while its recovery
+    /// period lasts, and a controller that moves the window once a round must not read that
+    /// period as the end of slow start.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
     /// Whether `ack` may grow the window: it must not be application-limited and must be for a
     /// packet sent after the last reduction. Such an ACK also ends the recovery period.
     pub fn admits_growth(&mut self, ack: &Ack) -> bool {

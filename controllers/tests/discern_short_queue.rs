@@ -727,6 +727,26 @@ fn losing_the_first_flight_cuts_the_window_but_does_not_end_slow_start() {
 }
 
 #[test]
+fn a_round_that_ends_in_the_first_flight_s_recovery_keeps_slow_start_going() {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    let first_flight = path.cwnd() / MSS;
+    // The first ACK frames begin a round; the losses of the first flight are found a moment
+    // later, when the cut begins its recovery period.
+    path.clock = RTT;
+    for _ in 0..6 {
+        ack_sent_at(&mut path, Duration::ZERO, 1, RTT);
+    }
+    assert!(path.lose(first_flight).reduced);
+    let cut_at = path.clock;
+    // A packet sent between the two ends the round, and the recovery period lasts: the round's
+    // end must not read the cut as the end of slow start.
+    path.clock += RTT;
+    ack_sent_at(&mut path, cut_at - MS / 2, 2, RTT);
+    assert_eq!(path.window().state(), State::Recovery);
+    assert_eq!(path.window().ssthresh(), u64::MAX, "slow start goes on");
+}
+
+#[test]
 fn on_an_ecn_path_marks_reduce_by_ecn_beta_and_losses_are_random() {
     use quinn_discern::Algorithm;
     let mut path = settled();
