@@ -190,9 +190,8 @@ impl Window {
 
     /// Fast recovery: `cwnd = max(cwnd * beta, floor)`, `ssthresh = cwnd`.
     pub fn reduce(&mut self, now: Instant, beta: f64) {
-        self.cwnd = scale(self.cwnd, beta).max(self.min_window());
+        self.reduce_in_slow_start(now, beta);
         self.ssthresh = self.cwnd;
-        self.enter_recovery(now);
     }
 
     /// Fast recovery's cut, `cwnd = max(cwnd * beta, floor)`, with slow start going on
