@@ -10,7 +10,9 @@
 //!   slow start (which ends when the queue of the last few frames, read past the delay noise
 //!   that is not the flow's own bursts ([`PathModel::noise_beyond_trend`]), reaches twice the
 //!   target, or, on a path whose delay is noisy beyond its trend, when the delivery rate stops
-//!   growing: [`NoisyStart`]; and
+//!   growing: [`NoisyStart`]; where the spread beyond the trend is as large as the threshold, a
+//!   queue of the threshold must stand through a round with the window held, as HyStart++'s
+//!   conservative slow start asks: `DelayExitCheck`; and
 //!   halves the window where that queue holds more packets than a burst: on a 1 Gbit/s, 40 ms
 //!   path the last doubling otherwise left 32 ms queued, and the p95 queue at 1.6 times the
 //!   budget; see [`ShortQueueAlgorithm`]'s `end_slow_start`),
@@ -136,6 +138,10 @@ const PROBE_INTERVAL: u32 = 8;
 /// A queue at the end of slow start that holds more packets than this is no burst: quinn's pacer
 /// and a receiver that acknowledges every tenth packet release bursts of about ten.
 const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
+/// The spread beyond the trend, in [`PathModel::own_burst_step`]s, that a slow start's own
+/// queue stays within: each frame's packets release twice as many, so the queue rises by about a
+/// step a frame, and every step is the trend.
+const SLOW_START_BURST_STEPS: u32 = 2;
 /// A shared standing queue this long is a buffer-filler's, not an AQM's: CoDel keeps 5 ms (RFC
 /// 8289 section 4.4), PIE 15 ms (RFC 8033 section 4.1) and drops above; twice PIE's target leaves
 /// room for its transients. Behind an AQM the flow keeps NewReno's manners, which share an
@@ -249,6 +255,25 @@ impl SentWindows {
     }
 }
 
+/// A queue of slow start's exit threshold, read where the delay's spread beyond its trend is as
+/// large as that threshold and more than the flow's own bursts make in slow start
+/// ([`SLOW_START_BURST_STEPS`]), so that the queue may be the jitter's: the window holds until a
+/// whole round has passed, and slow start ends only if the queue never fell below the threshold
+/// in that time. A queue the flow built stays while its window holds; order-keeping jitter, which holds
+/// back every packet behind a late one, lifts runs of frames at once and lets them fall again
+/// (the same check as HyStart++'s conservative slow start, RFC 9406 section 4.3, which resumes
+/// slow start when a round's minimum RTT falls back below the one that ended it). The first
+/// rounds of a flow are paced, so its own bursts do not yet show how much of the spread they
+/// make ([`PathModel::own_burst_step`]), and a queue of the jitter's size ended slow start
+/// within a round or two, far below the pipe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct DelayExitCheck {
+    /// The round in which the exit threshold was read.
+    read_in: u64,
+    /// The least queue of the last few frames ([`PathModel::recent_queue`]) since.
+    least_queue: Duration,
+}
+
 /// The state machine of [`crate::Discern`]'s default.
 #[derive(Debug, Clone)]
 pub struct ShortQueueAlgorithm {
@@ -280,6 +305,9 @@ pub struct ShortQueueAlgorithm {
     rounds_seen: u64,
     /// When the first ACK frame arrived ([`Self::in_first_flight`]).
     first_ack_at: Option<Instant>,
+    /// A slow start's delay exit on a path whose jitter can explain it, waiting for a round to
+    /// confirm it ([`DelayExitCheck`]).
+    exit_check: Option<DelayExitCheck>,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
     probe_hold: u32,
     since_probe: u32,
@@ -324,6 +352,7 @@ impl ShortQueueAlgorithm {
             sent_windows: SentWindows::default(),
             rounds_seen: 0,
             first_ack_at: None,
+            exit_check: None,
             probe_hold: 0,
             since_probe: 0,
             beta,
@@ -378,6 +407,7 @@ impl ShortQueueAlgorithm {
         // Whose queue it is, and how deep another flow keeps it, read past the jitter.
         let beyond_noise = queue.saturating_sub(self.noise_margin());
         self.owner = self.next_owner(beyond_noise, target);
+        self.confirm_delay_exit();
         match self.owner {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
@@ -522,6 +552,65 @@ impl ShortQueueAlgorithm {
         } else {
             self.window.end_slow_start();
         }
+    }
+
+    /// Slow start's exit threshold has been reached ([`Self::delay_exit_reached`]): it ends, or,
+    /// where the delay's spread beyond its trend could have made that queue, holds for a round to
+    /// confirm it ([`DelayExitCheck`]).
+    fn on_delay_exit(&mut self, queue: Duration) {
+        if self.exit_check.is_some() {
+            return;
+        }
+        let path = self.path();
+        let jitter = path.trendless_jitter();
+        if jitter >= path.slow_start_exit()
+            && jitter > path.own_burst_step().saturating_mul(SLOW_START_BURST_STEPS)
+        {
+            self.exit_check = Some(DelayExitCheck {
+                read_in: path.rounds(),
+                least_queue: queue,
+            });
+        } else {
+            self.end_slow_start();
+        }
+    }
+
+    /// At a round's end, a pending [`DelayExitCheck`] that has seen a whole round since it began:
+    /// slow start ends if the queue stood all along, and goes on if it fell below the exit
+    /// threshold. One that slow start no longer needs (a loss ended it, or another flow's queue
+    /// was met) lapses.
+    fn confirm_delay_exit(&mut self) {
+        let Some(check) = self.exit_check else {
+            return;
+        };
+        if !self.window.in_slow_start() || !matches!(self.owner, QueueOwner::Own { .. }) {
+            self.exit_check = None;
+        } else if self.path().rounds() >= check.read_in + 2 {
+            self.exit_check = None;
+            if check.least_queue >= self.path().slow_start_exit() {
+                self.end_slow_start();
+            }
+        }
+    }
+
+    /// The queue of the last few frames, where it ends slow start on delay: the queue is the
+    /// flow's own, slow start does not end by the rate on this path ([`Self::starts_by_rate`]),
+    /// and that queue, read past the noise that is not the flow's own bursts, reaches the exit
+    /// threshold.
+    fn delay_exit_reached(&self) -> Option<Duration> {
+        if !self.window.in_slow_start()
+            || !matches!(self.owner, QueueOwner::Own { .. })
+            || self.starts_by_rate()
+        {
+            return None;
+        }
+        let queue = self.path().recent_queue()?;
+        // The noise (which reads the recent frames' rates) only where the raw queue would end
+        // slow start: it is asked on every frame.
+        let exit = self.path().slow_start_exit();
+        let reached =
+            queue >= exit && queue.saturating_sub(self.path().noise_beyond_trend()) >= exit;
+        reached.then_some(queue)
     }
 
     /// On a noisy path, the jitter ([`PathModel::jitter`]): the standing queue moves by that
@@ -842,6 +931,8 @@ impl Algorithm for ShortQueueAlgorithm {
         // the window once a round after that.
         match self.owner {
             QueueOwner::Own { .. } if !self.window.in_slow_start() => {}
+            // A delay exit waiting for its confirmation holds the window.
+            QueueOwner::Own { .. } if self.exit_check.is_some() => {}
             QueueOwner::Own { .. } => self.window.grow_reno(ack.bytes),
             // A drain probe holds the window where it put it (CUBIC's Reno-friendly estimate
             // would restore it at the next ACK).
@@ -857,21 +948,16 @@ impl Algorithm for ShortQueueAlgorithm {
         self.first_ack_at.get_or_insert(batch.now);
         self.discriminator.on_ack_batch(batch);
         let rounds = self.path().rounds();
+        let recent = self.path().recent_queue();
+        if let (Some(check), Some(queue)) = (&mut self.exit_check, recent) {
+            check.least_queue = check.least_queue.min(queue);
+        }
         if rounds != self.rounds_seen {
             self.rounds_seen = rounds;
             self.on_round_end();
             self.sent_windows.note(batch.now, self.window.cwnd());
-        } else if self.window.in_slow_start()
-            && matches!(self.owner, QueueOwner::Own { .. })
-            && !self.starts_by_rate()
-            && self.path().recent_queue().is_some_and(|queue| {
-                // The noise (which reads the recent frames' rates) only where the raw queue
-                // would end slow start: it is asked on every frame.
-                let exit = self.path().slow_start_exit();
-                queue >= exit && queue.saturating_sub(self.path().noise_beyond_trend()) >= exit
-            })
-        {
-            self.end_slow_start();
+        } else if let Some(queue) = self.delay_exit_reached() {
+            self.on_delay_exit(queue);
         }
     }
 

@@ -386,6 +386,53 @@ fn slow_start_reads_its_exit_queue_past_delay_noise_that_is_not_its_own_bursts()
     );
 }
 
+/// A flow that ends slow start by delay alone (`start=delay`), after three rounds whose frames
+/// read 0 or 10 ms by turns (a spread of about 20 ms once averaged, beyond the exit threshold),
+/// then one round at 30 or 40 ms: past the spread, a queue above the threshold.
+fn jittered_start_reaching_the_exit() -> Path<ShortQueueAlgorithm> {
+    let mut config = DiscernConfig::default();
+    config.start(NoisyStart::Delay);
+    let mut path = Path::new(short_queue(config.algorithm(MSS)));
+    for _ in 0..3 {
+        jittered_round_between(&mut path, None, (Duration::ZERO, 10 * MS));
+    }
+    jittered_round_between(&mut path, None, (30 * MS, 40 * MS));
+    path
+}
+
+#[test]
+fn a_delay_exit_the_jitter_can_explain_waits_a_round_and_slow_start_goes_on_when_it_falls() {
+    let mut path = jittered_start_reaching_the_exit();
+    assert_eq!(
+        path.window().ssthresh(),
+        u64::MAX,
+        "slow start ended at once"
+    );
+    let held = path.cwnd();
+    // The offset was the jitter's: the next round's frames read 0 or 10 ms again.
+    for _ in 0..2 {
+        jittered_round_between(&mut path, None, (Duration::ZERO, 10 * MS));
+    }
+    assert_eq!(path.window().ssthresh(), u64::MAX, "slow start ended");
+    jittered_round_between(&mut path, None, (Duration::ZERO, 10 * MS));
+    assert!(
+        path.cwnd() as f64 > 1.5 * held as f64,
+        "held at {held}, then {}",
+        path.cwnd()
+    );
+}
+
+#[test]
+fn a_delay_exit_the_jitter_can_explain_ends_slow_start_when_the_queue_stands_for_a_round() {
+    let mut path = jittered_start_reaching_the_exit();
+    let held = path.cwnd();
+    for _ in 0..3 {
+        jittered_round_between(&mut path, None, (30 * MS, 40 * MS));
+    }
+    assert!(path.window().ssthresh() < u64::MAX, "slow start went on");
+    assert!(path.cwnd() <= held, "held at {held}, then {}", path.cwnd());
+}
+
 #[test]
 fn persistent_congestion_starts_the_full_pipe_check_afresh() {
     // A pipe of a thousand packets whose rate has stopped growing: the check reads it full. The

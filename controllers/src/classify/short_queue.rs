@@ -396,6 +396,12 @@ impl PathModel {
         spread > self.slow_start_exit && self.beyond_own_bursts(spread)
     }
 
+    /// Twice the mean distance of a frame's step from the queue's trend: the delay noise that is
+    /// not a queue building or draining ([`Self::is_noisy_beyond_trend`]), whoever's bursts make it.
+    pub fn trendless_jitter(&self) -> Duration {
+        self.spread(self.trendless_difference)
+    }
+
     /// Whether a spread exceeds what the flow's own bursts make ([`Self::own_burst_step`]).
     fn beyond_own_bursts(&self, spread: Duration) -> bool {
         spread > self.own_burst_step().saturating_mul(OWN_BURST_STEPS)
