@@ -25,7 +25,10 @@
 //!   bringing it down by a quarter from its highest in those rounds is not the flow's own (the
 //!   highest, not the first: slow start's last doubling reaches the queue a round or two after
 //!   the window has begun to shrink, and on a gigabit path the first long round read 3 ms and the
-//!   peak 32 ms): a loss-based flow is filling the
+//!   peak 32 ms), nor is one that has come down but stands for more bytes, at the flow's peak
+//!   rate, than twice its window (another flow's start-up queue that drains to the one it
+//!   keeps, as BBR's does, comes down by more than a quarter whatever this flow does): a
+//!   loss-based flow is filling the
 //!   buffer, and yielding further would starve this one (Vegas and FAST against Reno). The flow
 //!   then competes (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with
 //!   the switch read from the update's effect instead of an emptied queue) until the queue stays
@@ -138,6 +141,11 @@ const PROBE_INTERVAL: u32 = 8;
 /// A queue at the end of slow start that holds more packets than this is no burst: quinn's pacer
 /// and a receiver that acknowledges every tenth packet release bursts of about ten.
 const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
+/// The share of a standing queue's bytes, at the flow's peak delivery rate, that a window must
+/// hold for the queue to be its own ([`ShortQueueAlgorithm`]'s `cannot_hold`). Half, not all:
+/// where the capacity falls (a cellular path), the peak rate overstates today's, and a queue of
+/// the flow's own grows as the capacity falls.
+const HELD_QUEUE_SHARE: f64 = 0.5;
 /// The spread beyond the trend, in [`PathModel::own_burst_step`]s, that a slow start's own
 /// queue stays within: each frame's packets release twice as many, so the queue rises by about a
 /// step a frame, and every step is the trend.
@@ -779,7 +787,7 @@ impl ShortQueueAlgorithm {
                     queue_before.max(queue)
                 };
                 let shrunk = queue.as_secs_f64() <= (1.0 - SHRINK_EFFECT) * before.as_secs_f64();
-                if long_rounds + 1 >= ROUNDS_BEFORE_SHARED && !shrunk {
+                if long_rounds + 1 >= ROUNDS_BEFORE_SHARED && (!shrunk || self.cannot_hold(queue)) {
                     QueueOwner::Shared { short_rounds: 0 }
                 } else {
                     QueueOwner::Own {
@@ -789,6 +797,17 @@ impl ShortQueueAlgorithm {
                 }
             }
         }
+    }
+
+    /// Whether the window holds less than [`HELD_QUEUE_SHARE`] of the bytes `queue` stands for
+    /// at the flow's peak delivery rate: a standing queue holds at least its delay times the
+    /// bottleneck's rate, which is at least the flow's peak rate, and a flow's own queue is part
+    /// of its data in flight. A queue that falls because another flow drains what its start-up
+    /// queued (BBR's drain) passes the shrinking test however little of it is this flow's; this
+    /// reads what is left.
+    fn cannot_hold(&self, queue: Duration) -> bool {
+        let bytes = queue.as_secs_f64() * self.path().peak_rate();
+        (self.window.cwnd() as f64) < HELD_QUEUE_SHARE * bytes
     }
 
     /// FAST TCP's update with `gamma = 1/2`: halfway to the window that would leave `target`

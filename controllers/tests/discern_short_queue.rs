@@ -834,6 +834,23 @@ fn a_queue_that_peaks_after_slow_start_and_then_falls_is_the_flow_s_own() {
     }
 }
 
+#[test]
+fn a_queue_that_falls_from_another_flow_s_peak_but_outgrows_the_window_is_shared() {
+    let mut path = settled();
+    // Another flow's start-up queues 120 ms and drains to the 55 ms it keeps (BBR's drain): down
+    // by more than a quarter of the peak, as an own queue would answer the flow's shrinking. But
+    // the window FAST's update leaves holds too few bytes for 55 ms at the rate the flow has
+    // carried, so most of the queue is not its own.
+    queue_for(&mut path, 120 * MS, 2);
+    queue_for(&mut path, 55 * MS, 16);
+    assert!(
+        matches!(path.algorithm.owner(), QueueOwner::Shared { .. }),
+        "{:?} at {} packets",
+        path.algorithm.owner(),
+        path.cwnd_packets()
+    );
+}
+
 /// A frame that acknowledges `packets` packets sent at `sent` (before the last loss response),
 /// reading `latest`.
 fn ack_sent_at(
