@@ -12,7 +12,8 @@
 //!   target, or, on a path whose delay is noisy beyond its trend, when the delivery rate stops
 //!   growing: [`NoisyStart`]; where the spread beyond the trend is as large as the threshold, a
 //!   queue of the threshold must stand through a round with the window held, as HyStart++'s
-//!   conservative slow start asks: `DelayExitCheck`; and
+//!   conservative slow start asks, where that spread is also more than the flow's own bursts
+//!   make in slow start: `DelayExitCheck`; and
 //!   halves the window where that queue holds more packets than a burst: on a 1 Gbit/s, 40 ms
 //!   path the last doubling otherwise left 32 ms queued, and the p95 queue at 1.6 times the
 //!   budget; see [`ShortQueueAlgorithm`]'s `end_slow_start`),
@@ -141,15 +142,20 @@ const PROBE_INTERVAL: u32 = 8;
 /// A queue at the end of slow start that holds more packets than this is no burst: quinn's pacer
 /// and a receiver that acknowledges every tenth packet release bursts of about ten.
 const SLOW_START_DRAIN_PACKETS: f64 = 16.0;
-/// The share of a standing queue's bytes, at the flow's peak delivery rate, that a window must
-/// hold for the queue to be its own ([`ShortQueueAlgorithm`]'s `cannot_hold`). Half, not all:
-/// where the capacity falls (a cellular path), the peak rate overstates today's, and a queue of
-/// the flow's own grows as the capacity falls.
+/// The share of a standing queue's bytes, at the flow's peak delivery rate, that a window must hold
+/// for the queue to be its own ([`ShortQueueAlgorithm`]'s `holds_too_little_of`). Half, not all:
+/// where the capacity falls (a cellular path), the peak rate overstates today's, and a queue of the
+/// flow's own grows as the capacity falls.
 const HELD_QUEUE_SHARE: f64 = 0.5;
 /// The spread beyond the trend, in [`PathModel::own_burst_step`]s, that a slow start's own
 /// queue stays within: each frame's packets release twice as many, so the queue rises by about a
 /// step a frame, and every step is the trend.
 const SLOW_START_BURST_STEPS: u32 = 2;
+/// Delay exits whose check found the queue fell back, after which a slow start no longer reads
+/// the delay: on the default it ends by the rate, as on a path noisy beyond its trend (that many
+/// falls show the delay is noise), and with `start = delay` at the next exit. Without a bound,
+/// a path whose frames stand high half of each round held every round's growth to a few frames.
+const MAX_FAILED_EXIT_CHECKS: u32 = 3;
 /// A shared standing queue this long is a buffer-filler's, not an AQM's: CoDel keeps 5 ms (RFC
 /// 8289 section 4.4), PIE 15 ms (RFC 8033 section 4.1) and drops above; twice PIE's target leaves
 /// room for its transients. Behind an AQM the flow keeps NewReno's manners, which share an
@@ -266,14 +272,14 @@ impl SentWindows {
 /// A queue of slow start's exit threshold, read where the delay's spread beyond its trend is as
 /// large as that threshold and more than the flow's own bursts make in slow start
 /// ([`SLOW_START_BURST_STEPS`]), so that the queue may be the jitter's: the window holds until a
-/// whole round has passed, and slow start ends only if the queue never fell below the threshold
-/// in that time. A queue the flow built stays while its window holds; order-keeping jitter, which holds
-/// back every packet behind a late one, lifts runs of frames at once and lets them fall again
-/// (the same check as HyStart++'s conservative slow start, RFC 9406 section 4.3, which resumes
-/// slow start when a round's minimum RTT falls back below the one that ended it). The first
-/// rounds of a flow are paced, so its own bursts do not yet show how much of the spread they
-/// make ([`PathModel::own_burst_step`]), and a queue of the jitter's size ended slow start
-/// within a round or two, far below the pipe.
+/// whole round has passed, and slow start ends only if the queue never fell below the threshold in
+/// that time. A queue the flow built stays while its window holds; order-keeping jitter, which
+/// holds back every packet behind a late one, lifts runs of frames at once and lets them fall again
+/// (the same check as HyStart++'s conservative slow start, RFC 9406 section 4.3, which resumes slow
+/// start when a round's minimum RTT falls back below the one that ended it). The first rounds of a
+/// flow are paced, so its own bursts do not yet show how much of the spread they make
+/// ([`PathModel::own_burst_step`]), and a queue of the jitter's size ended slow start within a
+/// round or two, far below the pipe.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct DelayExitCheck {
     /// The round in which the exit threshold was read.
@@ -316,6 +322,8 @@ pub struct ShortQueueAlgorithm {
     /// A slow start's delay exit on a path whose jitter can explain it, waiting for a round to
     /// confirm it ([`DelayExitCheck`]).
     exit_check: Option<DelayExitCheck>,
+    /// Checks of this slow start that found the queue fell back.
+    failed_exit_checks: u32,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
     probe_hold: u32,
     since_probe: u32,
@@ -361,6 +369,7 @@ impl ShortQueueAlgorithm {
             rounds_seen: 0,
             first_ack_at: None,
             exit_check: None,
+            failed_exit_checks: 0,
             probe_hold: 0,
             since_probe: 0,
             beta,
@@ -537,11 +546,14 @@ impl ShortQueueAlgorithm {
     }
 
     /// Whether slow start ends by the delivery rate rather than by delay: [`NoisyStart::Rate`] on
-    /// a path whose delay is noisy beyond its trend ([`PathModel::is_noisy_beyond_trend`]), where
-    /// it ends once the rate stops growing ([`PathModel::pipe_filled`]), as BBR's start-up does,
-    /// whatever the queue reads.
+    /// a path whose delay is noisy beyond its trend ([`PathModel::is_noisy_beyond_trend`]), or
+    /// whose queue has fallen back in [`MAX_FAILED_EXIT_CHECKS`] delay exits' checks
+    /// ([`DelayExitCheck`]), where it ends once the rate stops growing
+    /// ([`PathModel::pipe_filled`]), as BBR's start-up does, whatever the queue reads.
     fn starts_by_rate(&self) -> bool {
-        self.noisy_start == NoisyStart::Rate && self.path().is_noisy_beyond_trend()
+        self.noisy_start == NoisyStart::Rate
+            && (self.path().is_noisy_beyond_trend()
+                || self.failed_exit_checks >= MAX_FAILED_EXIT_CHECKS)
     }
 
     /// Slow start ends on a queue of at least the exit threshold, read past the delay noise that
@@ -573,6 +585,7 @@ impl ShortQueueAlgorithm {
         let jitter = path.trendless_jitter();
         if jitter >= path.slow_start_exit()
             && jitter > path.own_burst_step().saturating_mul(SLOW_START_BURST_STEPS)
+            && self.failed_exit_checks < MAX_FAILED_EXIT_CHECKS
         {
             self.exit_check = Some(DelayExitCheck {
                 read_in: path.rounds(),
@@ -585,8 +598,10 @@ impl ShortQueueAlgorithm {
 
     /// At a round's end, a pending [`DelayExitCheck`] that has seen a whole round since it began:
     /// slow start ends if the queue stood all along, and goes on if it fell below the exit
-    /// threshold. One that slow start no longer needs (a loss ended it, or another flow's queue
-    /// was met) lapses.
+    /// threshold (read as it stands: the noise beyond the trend was passed over when the
+    /// threshold was read, and what is asked now is whether the queue ever fell). One that slow
+    /// start no longer needs (another flow's queue was met; a loss response clears it too)
+    /// lapses.
     fn confirm_delay_exit(&mut self) {
         let Some(check) = self.exit_check else {
             return;
@@ -597,6 +612,8 @@ impl ShortQueueAlgorithm {
             self.exit_check = None;
             if check.least_queue >= self.path().slow_start_exit() {
                 self.end_slow_start();
+            } else {
+                self.failed_exit_checks += 1;
             }
         }
     }
@@ -787,7 +804,9 @@ impl ShortQueueAlgorithm {
                     queue_before.max(queue)
                 };
                 let shrunk = queue.as_secs_f64() <= (1.0 - SHRINK_EFFECT) * before.as_secs_f64();
-                if long_rounds + 1 >= ROUNDS_BEFORE_SHARED && (!shrunk || self.cannot_hold(queue)) {
+                if long_rounds + 1 >= ROUNDS_BEFORE_SHARED
+                    && (!shrunk || self.holds_too_little_of(queue))
+                {
                     QueueOwner::Shared { short_rounds: 0 }
                 } else {
                     QueueOwner::Own {
@@ -799,13 +818,13 @@ impl ShortQueueAlgorithm {
         }
     }
 
-    /// Whether the window holds less than [`HELD_QUEUE_SHARE`] of the bytes `queue` stands for
-    /// at the flow's peak delivery rate: a standing queue holds at least its delay times the
-    /// bottleneck's rate, which is at least the flow's peak rate, and a flow's own queue is part
-    /// of its data in flight. A queue that falls because another flow drains what its start-up
-    /// queued (BBR's drain) passes the shrinking test however little of it is this flow's; this
-    /// reads what is left.
-    fn cannot_hold(&self, queue: Duration) -> bool {
+    /// Whether the window holds less than [`HELD_QUEUE_SHARE`] of the bytes `queue` stands for at
+    /// the flow's peak delivery rate: a standing queue holds its delay times the bottleneck's rate,
+    /// which the flow's peak rate reaches where the capacity has not fallen since, and a flow's own
+    /// queue is part of its data in flight. A queue that falls because another flow drains what its
+    /// start-up queued (BBR's drain) passes the shrinking test however little of it is this flow's;
+    /// this reads what is left.
+    fn holds_too_little_of(&self, queue: Duration) -> bool {
         let bytes = queue.as_secs_f64() * self.path().peak_rate();
         (self.window.cwnd() as f64) < HELD_QUEUE_SHARE * bytes
     }
@@ -1010,6 +1029,12 @@ impl Algorithm for ShortQueueAlgorithm {
             self.cap_floor(reduced);
         }
         if reduced {
+            // A cut ends slow start, or restarts it from a small window (after persistent
+            // congestion): a pending exit check read the queue of the window before.
+            self.exit_check = None;
+            if event.persistent {
+                self.failed_exit_checks = 0;
+            }
             self.contest_start = false;
             self.sent_windows.note(event.now, self.window.cwnd());
         }

@@ -425,6 +425,11 @@ fn a_delay_exit_the_jitter_can_explain_waits_a_round_and_slow_start_goes_on_when
 #[test]
 fn a_delay_exit_the_jitter_can_explain_ends_slow_start_when_the_queue_stands_for_a_round() {
     let mut path = jittered_start_reaching_the_exit();
+    assert_eq!(
+        path.window().ssthresh(),
+        u64::MAX,
+        "slow start ended at once"
+    );
     let held = path.cwnd();
     for _ in 0..3 {
         jittered_round_between(&mut path, None, (30 * MS, 40 * MS));
