@@ -578,9 +578,6 @@ impl ShortQueueAlgorithm {
     /// where the delay's spread beyond its trend could have made that queue, holds for a round to
     /// confirm it ([`DelayExitCheck`]).
     fn on_delay_exit(&mut self, queue: Duration) {
-        if self.exit_check.is_some() {
-            return;
-        }
         let path = self.path();
         let jitter = path.trendless_jitter();
         if jitter >= path.slow_start_exit()
@@ -618,12 +615,14 @@ impl ShortQueueAlgorithm {
         }
     }
 
-    /// The queue of the last few frames, where it ends slow start on delay: the queue is the
-    /// flow's own, slow start does not end by the rate on this path ([`Self::starts_by_rate`]),
-    /// and that queue, read past the noise that is not the flow's own bursts, reaches the exit
-    /// threshold.
+    /// The queue of the last few frames, where it ends slow start on delay: no check is pending,
+    /// the queue is the flow's own, slow start does not end by the rate on this path
+    /// ([`Self::starts_by_rate`]), and that queue, read past the noise that is not the flow's own
+    /// bursts, reaches the exit threshold.
     fn delay_exit_reached(&self) -> Option<Duration> {
-        if !self.window.in_slow_start()
+        // A pending check is already waiting on this threshold: nothing to read per frame.
+        if self.exit_check.is_some()
+            || !self.window.in_slow_start()
             || !matches!(self.owner, QueueOwner::Own { .. })
             || self.starts_by_rate()
         {
