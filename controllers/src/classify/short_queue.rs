@@ -348,12 +348,19 @@ impl PathModel {
         seconds(extra * self.packet_time()).min(self.min_rtt / 4)
     }
 
-    /// The queue above which a loss is congestion: three base targets (the flow keeps one and
-    /// sheds above two), but no more than the larger of two targets and 4 ms (`AQM_GUARD`), plus the
-    /// larger of the jitter and twice the receiver's burst (the target holds about half of the
-    /// burst in the standing queue, a lost packet's neighbours may meet all of it), plus the
-    /// noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their targets,
-    /// and a drop-tail queue only when full.
+    /// The queue above which a loss is congestion: three base targets (the flow keeps one and sheds
+    /// above two), but no more than the larger of two targets and 4 ms (`AQM_GUARD`), plus the
+    /// larger of the jitter beyond a target and twice the receiver's burst (the target holds about
+    /// half of the burst in the standing queue, a lost packet's neighbours may meet all of it),
+    /// plus the noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their
+    /// targets, and a drop-tail queue only when full.
+    ///
+    /// The jitter beyond a target, not all of it: the flow keeps about one target queued, and the
+    /// guard stands one to two targets above that, room the delay's spread moves within before it
+    /// can lift a random loss's reading past the guard. All of it counted the queue's own movement
+    /// twice: behind CoDel at a few Mbit/s beside another flow, the two flows' packets
+    /// interleaving move the queue by a packet time or two between frames, and the whole spread
+    /// lifted the guard over CoDel's target, where CoDel's drops then read as random.
     ///
     /// Without the bound, three targets were 6.9 ms on a 20 Mbit/s path, and 13 of the 17
     /// CoDel drops `discern` called random beside CUBIC (6 seeds) had met 5 to 6.8 ms.
@@ -366,7 +373,11 @@ impl PathModel {
         let base = self.base_target();
         base.saturating_mul(3)
             .min(base.saturating_mul(2).max(AQM_GUARD))
-            .saturating_add(self.burst().saturating_mul(2).max(self.jitter()))
+            .saturating_add(
+                self.burst()
+                    .saturating_mul(2)
+                    .max(self.jitter().saturating_sub(self.target())),
+            )
             .saturating_add(self.noise_floor())
             .max(MIN_GUARD)
     }
