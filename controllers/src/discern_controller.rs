@@ -59,9 +59,10 @@ use crate::Adapter;
 ///   in packets of the flow's own share grew as the share shrank, and held the flow in yield
 ///   against CUBIC.
 /// - *A receiver's ACK aggregation and per-packet jitter are noise*, added to the target (the
-///   burst of a receiver that acknowledges every tenth packet) and to the guard (both): with a
-///   receiver that acknowledges every tenth packet, random losses called random rose from 0.67
-///   to 0.98 and efficiency from 0.61 to 0.99.
+///   burst of a receiver that acknowledges every tenth packet) and to the guard (the larger of
+///   twice that burst and the jitter beyond the target): with a receiver that acknowledges every
+///   tenth packet, random losses called random rose from 0.67 to 0.98 and efficiency from 0.61
+///   to 0.99.
 /// - *The policer rule is a loss share, and a remembered limit.* A window-beyond-delivery-rate
 ///   test overestimated the rate through the token bucket's burst; the loss share with the limit
 ///   remembered for 16 rounds calls 97 % of a policer's drops congestion and holds 0.90 of the

@@ -968,12 +968,9 @@ fn behind_a_decimating_receiver_the_guard_counts_its_bursts_once() {
     assert!(burst > 2 * MS && jitter > 2 * MS, "{burst:?} {jitter:?}");
     // The bursts are what the jitter measures here: the guard holds the larger of the two (the
     // jitter beyond a target), not their sum, which would leave a full queue's drops below it.
-    let target = model.target();
-    assert!(
-        guard >= jitter.saturating_sub(target).max(2 * burst),
-        "{guard:?}"
-    );
-    assert!(guard < jitter + 2 * burst, "{guard:?} {jitter:?} {burst:?}");
+    let beyond = jitter.saturating_sub(model.target());
+    assert!(guard >= beyond.max(2 * burst), "{guard:?}");
+    assert!(guard < beyond + 2 * burst, "{guard:?} {beyond:?} {burst:?}");
 }
 
 #[test]
@@ -1021,20 +1018,23 @@ fn lone_losses_do_not_keep_a_rate_limit_alive() {
 fn delay_noise_within_a_target_leaves_the_guard_at_its_base() {
     let mut path = settled();
     let target = path.algorithm.classifier().path().target();
-    // Frames that step by two fifths of a target, both ways, on top of a queue a step above the
-    // guard's three targets: a shared queue's packets interleaving, as behind CoDel at a few
-    // Mbit/s, where CoDel drops.
+    // Frames that step by two fifths of a target, both ways (a shared queue's packets
+    // interleaving), on top of a queue a step above three targets.
     let step = target * 2 / 5;
     let met = 3 * target + step;
     for _ in 0..6 {
         jittered_round_between(&mut path, None, (met, met + step));
     }
     let model = path.algorithm.classifier().path();
-    let jitter = model.jitter();
+    let (jitter, guard) = (model.jitter(), model.guard());
     assert!(
         !model.is_noisy() && jitter > target / 2,
         "{jitter:?} {target:?}"
     );
+    // The guard stays at its base (at most three targets), below the queue the loss met, which
+    // a guard that added the whole spread would have stood above.
+    assert!(guard <= 3 * target && guard < met, "{guard:?} {met:?}");
+    assert!(met < 3 * target + jitter, "{met:?} {jitter:?}");
     let decision = path.lose(1);
     expect_verdict(&decision, Verdict::Congestion);
 }

@@ -356,11 +356,16 @@ impl PathModel {
     /// targets, and a drop-tail queue only when full.
     ///
     /// The jitter beyond a target, not all of it: the flow keeps about one target queued, and the
-    /// guard stands one to two targets above that, room the delay's spread moves within before it
-    /// can lift a random loss's reading past the guard. All of it counted the queue's own movement
-    /// twice: behind CoDel at a few Mbit/s beside another flow, the two flows' packets
-    /// interleaving move the queue by a packet time or two between frames, and the whole spread
-    /// lifted the guard over CoDel's target, where CoDel's drops then read as random.
+    /// guard's base stands one to two base targets above that, room the delay's spread moves
+    /// within before it can lift a random loss's reading past the guard. So the jitter adds to the
+    /// guard exactly where the path reads as noisy ([`Self::is_noisy`]), by what it exceeds the
+    /// target. Adding all of it counted a quiet path's spread twice, once in the base's room and
+    /// once on top: behind CoDel at a few Mbit/s beside another flow, the two flows' packets
+    /// interleave, the queue moves by a packet time or two between frames, and the whole spread
+    /// lifted the guard further over CoDel's target, where CoDel's drops read as random. (That
+    /// case is not all solved: there the base alone, two targets, stands above CoDel's 5 ms, and
+    /// a receiver's delayed-ACK timer can make the spread read as noise; RESULTS.md, "Real time
+    /// behind CoDel".)
     ///
     /// Without the bound, three targets were 6.9 ms on a 20 Mbit/s path, and 13 of the 17
     /// CoDel drops `discern` called random beside CUBIC (6 seeds) had met 5 to 6.8 ms.
@@ -368,7 +373,7 @@ impl PathModel {
     /// The larger, not the sum: behind a receiver that acknowledges every tenth packet, the
     /// bursts are most of what the jitter measures. Counting both put the guard at 34 to 41 ms on
     /// a 10 Mbit/s path whose full queue was 41 ms, and the flow called 8 to 11 % of that queue's
-    /// overflow drops random; now 4 %.
+    /// overflow drops random; with the larger, 4 %.
     pub fn guard(&self) -> Duration {
         let base = self.base_target();
         base.saturating_mul(3)
