@@ -766,6 +766,7 @@ impl ShortQueue {
         event: &CongestionEvent,
         losses_in_window: u64,
         queue: Duration,
+        guard: Duration,
     ) -> (LossCause, &'static str) {
         if half_window_lost(event, losses_in_window) {
             return (LossCause::Queue, "half the window lost");
@@ -773,7 +774,7 @@ impl ShortQueue {
         if self.marks_ce {
             return (LossCause::Random, "ECN path: congestion shows as CE marks");
         }
-        if queue >= self.path.guard() {
+        if queue >= guard {
             return (LossCause::Queue, "queue above the guard");
         }
         if shows_rate_limit(event, losses_in_window) {
@@ -814,7 +815,8 @@ impl Classifier for ShortQueue {
             .path
             .queue_met_at(event.sent)
             .unwrap_or_else(|| event.rtt.queueing());
-        let (cause, reason) = self.judge(event, losses_in_window, queue);
+        let guard = self.path.guard();
+        let (cause, reason) = self.judge(event, losses_in_window, queue, guard);
         // A loss called the limit's only because one is remembered renews it only if it came
         // with others: a policer that the window pokes above drops a few packets a window,
         // while a lone random loss renewing it would keep the limit forever on a lossy path.
@@ -830,7 +832,7 @@ impl Classifier for ShortQueue {
         };
         Classification {
             verdict,
-            threshold: Some(event.rtt.min.saturating_add(self.path.guard())),
+            threshold: Some(event.rtt.min.saturating_add(guard)),
             reason,
         }
     }
