@@ -138,6 +138,9 @@ pub struct PathModel {
     trendless_difference: f64,
     /// The same from the raw samples, the claimed ACK Delay left in.
     raw_successive_difference: f64,
+    /// Steps averaged into the three above, and into the raw one.
+    steps: u32,
+    raw_steps: u32,
     /// The smallest queue of the last six frames, once there are six.
     recent: Option<Duration>,
     slow_start_exit: Duration,
@@ -183,6 +186,8 @@ impl Default for PathModel {
             queue_drift: 0.0,
             trendless_difference: 0.0,
             raw_successive_difference: 0.0,
+            steps: 0,
+            raw_steps: 0,
             recent: None,
             slow_start_exit: MIN_TARGET,
             round_in_flight: 0.0,
@@ -615,19 +620,37 @@ impl PathModel {
             }
         }
         let queueing = batch.rtt.queueing();
-        if let Some(&(_, previous_raw, previous)) = self.frames.back() {
-            let average = |mean: &mut f64, step: f64| {
-                *mean += (step - *mean) * ACKED_PER_FRAME_GAIN;
-            };
-            let step = queueing.as_secs_f64() - previous.as_secs_f64();
-            average(&mut self.successive_difference, step.abs());
-            average(&mut self.queue_drift, step);
+        // A running mean over the first steps, an exponential one after: the average starts from
+        // zero, and a sixteenth of each of the first few steps would read the jitter low through
+        // most of the first round.
+        let gain = |steps: u32| (1.0 / f64::from(steps + 1)).max(ACKED_PER_FRAME_GAIN);
+        let step_gain = gain(self.steps);
+        let raw_gain = gain(self.raw_steps);
+        let average = |mean: &mut f64, step: f64, gain: f64| {
+            *mean += (step - *mean) * gain;
+        };
+        // The step into the frame before, now that its ACK Delay is known: read as it arrived, a
+        // frame the receiver's timer held (a lone packet) steps up by the whole timer, and the
+        // next one back down, which twice a mean of steps would read as milliseconds of jitter.
+        if let [.., (_, _, before), (_, _, last)] = self.frames.make_contiguous() {
+            let step = last.as_secs_f64() - before.as_secs_f64();
+            average(&mut self.successive_difference, step.abs(), step_gain);
+            average(&mut self.queue_drift, step, step_gain);
             average(
                 &mut self.trendless_difference,
                 (step - self.queue_drift).abs(),
+                step_gain,
             );
+            self.steps = self.steps.saturating_add(1);
+        }
+        if let Some(&(_, previous_raw, _)) = self.frames.back() {
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
-            average(&mut self.raw_successive_difference, raw_step.as_secs_f64());
+            average(
+                &mut self.raw_successive_difference,
+                raw_step.as_secs_f64(),
+                raw_gain,
+            );
+            self.raw_steps = self.raw_steps.saturating_add(1);
         }
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
@@ -932,6 +955,40 @@ mod tests {
         assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
         let rising = fed(|i| 2.0 * f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
         assert!(rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
+    }
+
+    #[test]
+    fn a_frame_the_receiver_s_timer_held_is_not_jitter_once_its_ack_delay_is_known() {
+        // A steady 2 ms queue, frames 4 ms apart; every eighth frame acknowledges a lone packet
+        // that the receiver's delayed-ACK timer held 25 ms, and the next frame's resolution
+        // credits that as ACK Delay (as quinn's estimator shows it, one frame late).
+        let timer = Duration::from_millis(25);
+        let queue = Duration::from_millis(2);
+        let mut path = PathModel::default();
+        let epoch = Instant::now();
+        let mut held: Option<RttSample> = None;
+        for i in 0..128u32 {
+            let now = epoch + RTT * 2 + Duration::from_millis(4 * u64::from(i));
+            let late = if i % 8 == 7 { timer } else { Duration::ZERO };
+            let rtt = RttSample::flat(RTT).with_latest(RTT + queue + late);
+            let resolved = held
+                .take()
+                .map(|r| RttSample::new(r.latest, RTT, RTT, r.latest - RTT - queue));
+            path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, resolved));
+            held = Some(rtt);
+        }
+        // The raw samples jump by 25 ms twice every eight frames; the corrected ones do not move.
+        assert!(
+            path.raw_successive_difference > 0.004,
+            "{}",
+            path.raw_successive_difference
+        );
+        assert!(
+            !path.is_noisy(),
+            "{:?} against a target of {:?}",
+            path.jitter(),
+            path.target()
+        );
     }
 
     /// Three rounds of `in_flight` bytes delivered at `rate` bytes a second over a standing queue
