@@ -28,8 +28,11 @@
 //!   the window has begun to shrink, and on a gigabit path the first long round read 3 ms and the
 //!   peak 32 ms), nor is one that has come down but stands for more bytes, at the flow's peak
 //!   rate, than twice its window (another flow's start-up queue that drains to the one it
-//!   keeps, as BBR's does, comes down by more than a quarter whatever this flow does): a
-//!   loss-based flow is filling the
+//!   keeps, as BBR's does, comes down by more than a quarter whatever this flow does), nor one
+//!   that still stands above the target after the update has taken out of flight as many bytes
+//!   as the highest queue of those rounds held ([`Yielding`]; an AQM keeps another flow's queue
+//!   near its own target, which may stand below two of this flow's, and there the update would
+//!   yield round after round): a loss-based flow is filling the
 //!   buffer, and yielding further would starve this one (Vegas and FAST against Reno). The flow
 //!   then competes (Copa's competitive mode, Arun and Balakrishnan, NSDI 2018, section 2.3, with
 //!   the switch read from the update's effect instead of an emptied queue) until the queue stays
@@ -133,6 +136,9 @@ const SHRINK_EFFECT: f64 = 0.25;
 const REFILL_GROWTH: f64 = 1.25;
 /// Rounds in a row with a short queue after which a shared queue is the flow's own again.
 const SHARED_EXIT_ROUNDS: u32 = 4;
+/// Rounds after the flow leaves the shared mode in which a refill reaches only the pipe the rate of
+/// those rounds shows ([`ShortQueueAlgorithm`]'s `refill_pipe`): as long as BBR's rate filter.
+const AFTER_SHARED_ROUNDS: u64 = NOISY_BW_ROUNDS as u64;
 /// A rate probe on a noisy path: the window's rise, the rounds it is held (one for the raised
 /// window's data to reach the receiver, three for [`PathModel::noise_floor`]'s comparison), and
 /// the rounds between probes.
@@ -269,6 +275,37 @@ impl SentWindows {
     }
 }
 
+/// FAST's update yielding to a queue that stands above the target: the bytes it has taken out of
+/// flight, against the highest standing queue of those rounds. A queue the flow built falls by as
+/// many bytes as the flow takes out; once it has taken out all the queue held (at its peak
+/// delivery rate, which a flow that had the bottleneck to itself once reached) and the queue still
+/// stands, the queue is another flow's. This reads what the shrinking test misses behind an AQM:
+/// CoDel holds a shared queue near its 5 ms target whatever this flow does, so the queue neither
+/// stays above two targets for long nor fails to fall now and then, while the update yields to the
+/// other flow every round. The bytes count up to the round before the last: the queue a round
+/// reads was built by the window of the round before.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Yielding {
+    /// The highest standing queue since the queue rose above the target.
+    highest: Duration,
+    /// Bytes the update has taken out of flight since then.
+    taken_out: f64,
+    /// [`Self::taken_out`] as it stood at the last round's end.
+    shown: f64,
+}
+
+impl Yielding {
+    /// Another round with the queue above the target: whether the flow has taken out as many
+    /// bytes as the highest queue held at `peak_rate` (bytes per second), by the rounds the queue
+    /// reads.
+    fn outlasted(&mut self, queue: Duration, peak_rate: f64) -> bool {
+        let outlasted = self.shown > 0.0 && self.shown >= self.highest.as_secs_f64() * peak_rate;
+        self.highest = self.highest.max(queue);
+        self.shown = self.taken_out;
+        outlasted
+    }
+}
+
 /// A queue of slow start's exit threshold, read where the delay's spread beyond its trend is as
 /// large as that threshold and more than the flow's own bursts make in slow start
 /// ([`SLOW_START_BURST_STEPS`]), so that the queue may be the jitter's: the window holds until a
@@ -331,6 +368,10 @@ pub struct ShortQueueAlgorithm {
     ecn_beta: f64,
     noisy_start: NoisyStart,
     contest_reach: f64,
+    /// The update's yielding while the queue stands above the target in the own mode.
+    yielding: Option<Yielding>,
+    /// The round the flow last left the shared mode for its own.
+    left_shared_at: Option<u64>,
 }
 
 impl ShortQueueAlgorithm {
@@ -353,6 +394,8 @@ impl ShortQueueAlgorithm {
             window,
             discriminator: Discriminator::new(ShortQueue::default()),
             owner: QueueOwner::OWN,
+            yielding: None,
+            left_shared_at: None,
             competing,
             contested: false,
             contested_at: None,
@@ -424,6 +467,10 @@ impl ShortQueueAlgorithm {
         // Whose queue it is, and how deep another flow keeps it, read past the jitter.
         let beyond_noise = queue.saturating_sub(self.noise_margin());
         self.owner = self.next_owner(beyond_noise, target);
+        self.read_yielding(beyond_noise, target);
+        if was_shared && matches!(self.owner, QueueOwner::Own { .. }) {
+            self.left_shared_at = Some(self.path().rounds());
+        }
         self.confirm_delay_exit();
         match self.owner {
             QueueOwner::Shared { .. } => {
@@ -776,6 +823,32 @@ impl ShortQueueAlgorithm {
         };
     }
 
+    /// The own mode's yielding test ([`Yielding`]), at a round's end with `queue` (beyond the
+    /// noise) standing: where the flow has yielded the whole queue and it still stands, the queue
+    /// is shared. Not in slow start (the window grows), not on a noisy path (its queue reads are
+    /// the noise's as much as a queue's, and the window floor holds the window there), and not
+    /// within the queue the floor keeps.
+    fn read_yielding(&mut self, queue: Duration, target: Duration) {
+        let reads_yielding = matches!(self.owner, QueueOwner::Own { .. })
+            && !self.window.in_slow_start()
+            && queue >= target
+            && !self.path().is_noisy()
+            && !self.within_rate_floor_queue(queue);
+        if !reads_yielding {
+            self.yielding = None;
+            return;
+        }
+        let peak_rate = self.path().peak_rate();
+        let yielding = self.yielding.get_or_insert(Yielding {
+            highest: queue,
+            ..Yielding::default()
+        });
+        if yielding.outlasted(queue, peak_rate) {
+            self.owner = QueueOwner::Shared { short_rounds: 0 };
+            self.yielding = None;
+        }
+    }
+
     fn next_owner(&self, queue: Duration, target: Duration) -> QueueOwner {
         match self.owner {
             QueueOwner::Shared { short_rounds } if queue < target => {
@@ -844,7 +917,7 @@ impl ShortQueueAlgorithm {
         // Where a rate limit has been found, the window probes above it by a target a round at
         // most, however empty the queue (the policer has none).
         let limit = self.classifier().rate_limit().map(|l| l as f64);
-        let peak_pipe = self.path().peak_rate() * min_rtt;
+        let peak_pipe = self.refill_pipe();
         if queue < target && cwnd < peak_pipe {
             // Below a window the path has carried without a queue: FAST would add only alpha a
             // round, which takes seconds to refill a long pipe after a loss response. Go back
@@ -858,6 +931,9 @@ impl ShortQueueAlgorithm {
             // The loss response took out the queue this round read: it predates the cut.
             next = next.max(cwnd);
         }
+        if let Some(yielding) = self.yielding.as_mut() {
+            yielding.taken_out += (cwnd - next).max(0.0);
+        }
         self.window.resize(next as u64);
     }
 
@@ -870,6 +946,24 @@ impl ShortQueueAlgorithm {
     /// so do more losses in one window than a channel explains ([`beyond_a_channel`]): a full
     /// buffer drops what overshoots it, and past half the window, or past what a receiver holds
     /// gaps for, the overshoot is this flow's.
+    /// The pipe a refill may reach (bytes): the one the flow's peak delivery rate fills, or, for
+    /// [`AFTER_SHARED_ROUNDS`] after it left the shared mode, the one the best rate of those rounds
+    /// fills. The peak rate is the whole link's when the flow once had it to itself; behind an
+    /// AQM the shared queue drains now and then while the other flow is still there, and a refill
+    /// to the whole link's pipe each time would take more than NewReno's share from it.
+    fn refill_pipe(&self) -> f64 {
+        let path = self.path();
+        let just_shared = self
+            .left_shared_at
+            .is_some_and(|at| path.rounds() < at.saturating_add(AFTER_SHARED_ROUNDS));
+        let rate = if just_shared {
+            path.recent_peak_rate(NOISY_BW_ROUNDS)
+        } else {
+            path.peak_rate()
+        };
+        rate * path.min_rtt().as_secs_f64()
+    }
+
     fn passes_over_contest_loss(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
         let in_contest_start = self.contest_start
             && self.window.in_slow_start()

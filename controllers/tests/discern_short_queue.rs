@@ -116,6 +116,56 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
 }
 
+/// The target queue of `path`'s flow.
+fn target(path: &Path<ShortQueueAlgorithm>) -> Duration {
+    path.algorithm.classifier().path().target()
+}
+
+#[test]
+fn a_queue_that_stands_below_two_targets_after_the_flow_yielded_all_of_it_is_shared() {
+    let mut path = settled();
+    // An AQM holds another flow's queue at one and a half of this flow's targets: too short for
+    // the shrinking test, which reads queues above two targets, but FAST's update yields to it
+    // round after round.
+    let queue = target(&path).mul_f64(1.5);
+    let before = path.cwnd();
+    let mut rounds = 0;
+    while matches!(path.algorithm.owner(), QueueOwner::Own { .. }) && rounds < 60 {
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
+    assert!(
+        matches!(path.algorithm.owner(), QueueOwner::Shared { .. }),
+        "still the flow's own after {rounds} rounds, window {} -> {}",
+        before,
+        path.cwnd()
+    );
+}
+
+#[test]
+fn a_queue_of_the_flow_s_own_below_two_targets_stays_its_own_as_it_drains() {
+    let mut path = settled();
+    // A pipe of a hundred packets: the flow's own queue is what its window holds beyond it,
+    // one packet time (a hundredth of the RTT) each, here up to three targets' worth.
+    let pipe = 100.0;
+    let packet_time = RTT.as_secs_f64() / pipe;
+    let own_queue = |path: &Path<ShortQueueAlgorithm>| {
+        Duration::from_secs_f64((path.cwnd_packets() - pipe).max(0.0) * packet_time)
+    };
+    let start = target(&path).mul_f64(3.0).as_secs_f64() / packet_time;
+    path.algorithm
+        .window_mut()
+        .resize(((pipe + start) * MSS as f64) as u64);
+    for round in 0..60 {
+        let queue = own_queue(&path);
+        queue_for(&mut path, queue, 1);
+        assert!(
+            matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
+            "shared in round {round} at a queue of {queue:?} of its own"
+        );
+    }
+}
+
 /// Settled, then a buffer-filler keeps 60 ms queued, far deeper than an AQM would, until the flow
 /// competes for it.
 fn contested() -> Path<ShortQueueAlgorithm> {
