@@ -1039,6 +1039,25 @@ fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
     expect_verdict(&decision, Verdict::Congestion);
 }
 
+#[test]
+fn on_a_slow_link_the_guard_stands_a_packet_time_above_the_target() {
+    // A small window, so that the target (two packet times) is a few milliseconds, as on a link
+    // of a few Mbit/s.
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(2);
+    queue_for(&mut path, 10 * MS, 1);
+    queue_for(&mut path, Duration::ZERO, 4);
+    let target = target(&path);
+    assert!(target * 3 / 2 > 4 * MS, "{target:?}");
+    // The flow keeps a target queued, and its queue moves by a packet as flows interleave: a
+    // loss at a quarter of a target above it (half a packet time) is random, one at three
+    // quarters (a packet and a half) is congestion, short of two targets.
+    queue_for(&mut path, target * 5 / 4, 1);
+    expect_verdict(&path.lose(1), Verdict::Random);
+    queue_for(&mut path, target * 7 / 4, 1);
+    expect_verdict(&path.lose(1), Verdict::Congestion);
+}
+
 /// A rate limit (a policer's drops: a fifth of the window lost with no queue) is remembered,
 /// and lone losses meanwhile are its; but only losses that show a limit again renew it, so on a
 /// lossy path a limit read once (a slow start's overshoot into a shallow buffer) lapses, and a
