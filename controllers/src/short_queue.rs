@@ -937,15 +937,6 @@ impl ShortQueueAlgorithm {
         self.window.resize(next as u64);
     }
 
-    /// Whether a loss leaves a contest's reopened slow start going: the loss met the full buffer
-    /// of a buffer-filler ([`Self::met_full_buffer`]) before the window has regained the share
-    /// the flow held. Such a buffer stays full whatever this flow does, so its losses say
-    /// nothing about this flow's share, and ending slow start on the first of them leaves the
-    /// window where yielding left it (a CUBIC flow that fills a deep buffer overflows it every
-    /// few rounds). A CE mark still ends it (an AQM's signal, whatever queue a loss last met), and
-    /// so do more losses in one window than a channel explains ([`beyond_a_channel`]): a full
-    /// buffer drops what overshoots it, and past half the window, or past what a receiver holds
-    /// gaps for, the overshoot is this flow's.
     /// The pipe a refill may reach (bytes): the one the flow's peak delivery rate fills, or, for
     /// [`AFTER_SHARED_ROUNDS`] after it left the shared mode, the one the best rate of those rounds
     /// fills. The peak rate is the whole link's when the flow once had it to itself; behind an
@@ -964,6 +955,15 @@ impl ShortQueueAlgorithm {
         rate * path.min_rtt().as_secs_f64()
     }
 
+    /// Whether a loss leaves a contest's reopened slow start going: the loss met the full buffer
+    /// of a buffer-filler ([`Self::met_full_buffer`]) before the window has regained the share
+    /// the flow held. Such a buffer stays full whatever this flow does, so its losses say
+    /// nothing about this flow's share, and ending slow start on the first of them leaves the
+    /// window where yielding left it (a CUBIC flow that fills a deep buffer overflows it every
+    /// few rounds). A CE mark still ends it (an AQM's signal, whatever queue a loss last met), and
+    /// so do more losses in one window than a channel explains ([`beyond_a_channel`]): a full
+    /// buffer drops what overshoots it, and past half the window, or past what a receiver holds
+    /// gaps for, the overshoot is this flow's.
     fn passes_over_contest_loss(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
         let in_contest_start = self.contest_start
             && self.window.in_slow_start()

@@ -166,6 +166,35 @@ fn a_queue_of_the_flow_s_own_below_two_targets_stays_its_own_as_it_drains() {
     }
 }
 
+#[test]
+fn leaving_the_shared_mode_the_window_refills_only_to_the_rate_it_shared() {
+    let mut path = settled();
+    let alone = path.cwnd();
+    // Another flow keeps an AQM's queue; two of the AQM's drops halve the window twice.
+    queue_for(&mut path, 20 * MS, 12);
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+    for _ in 0..2 {
+        path.lose(1);
+        queue_for(&mut path, 20 * MS, 12);
+    }
+    let shared = path.cwnd();
+    assert!(shared * 2 < alone, "{shared} of {alone}");
+    // The AQM drains the queue for a few rounds, and the queue is the flow's own again. Its peak
+    // rate is the link's, which it had alone; the refill goes back to the rate it shared.
+    let mut rounds = 0;
+    while matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) && rounds < 20 {
+        queue_for(&mut path, Duration::ZERO, 1);
+        rounds += 1;
+    }
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+    queue_for(&mut path, Duration::ZERO, 8);
+    assert!(
+        path.cwnd() * 4 < alone * 3,
+        "refilled to {} of the {alone} it had alone, from {shared}",
+        path.cwnd()
+    );
+}
+
 /// Settled, then a buffer-filler keeps 60 ms queued, far deeper than an AQM would, until the flow
 /// competes for it.
 fn contested() -> Path<ShortQueueAlgorithm> {
