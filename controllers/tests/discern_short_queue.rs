@@ -27,11 +27,8 @@ fn short_queue(algorithm: DiscernAlgorithm) -> ShortQueueAlgorithm {
 /// now. (The synthetic path acknowledges a whole window at once, so the algorithm's round trips
 /// span two of its rounds.)
 fn settled() -> Path<ShortQueueAlgorithm> {
-    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
-    path.rounds(4);
-    queue_for(&mut path, 10 * MS, 1);
+    let path = settled_after(4);
     assert!(path.window().ssthresh() < u64::MAX, "slow start is over");
-    queue_for(&mut path, Duration::ZERO, 4);
     path
 }
 
@@ -1052,13 +1049,20 @@ fn behind_a_decimating_receiver_the_guard_counts_its_bursts_once() {
     assert!(guard < beyond + 2 * burst, "{guard:?} {beyond:?} {burst:?}");
 }
 
+/// Past a slow start of `rounds` rounds that a 10 ms queue ended, with no queue now: the fewer
+/// the rounds, the smaller the window and the longer a packet time.
+fn settled_after(rounds: usize) -> Path<ShortQueueAlgorithm> {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(rounds);
+    queue_for(&mut path, 10 * MS, 1);
+    queue_for(&mut path, Duration::ZERO, 4);
+    path
+}
+
 #[test]
 fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
     // A smaller window than `settled`'s, so that a packet time is over a millisecond.
-    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
-    path.rounds(3);
-    queue_for(&mut path, 10 * MS, 1);
-    queue_for(&mut path, Duration::ZERO, 4);
+    let mut path = settled_after(3);
     // CoDel drops packets that waited more than 5 ms. Three of this path's targets would be more
     // than that; the guard stays below it, so the drop's 6 ms read as congestion.
     let target = path.algorithm.classifier().path().target();
@@ -1072,10 +1076,7 @@ fn a_loss_that_met_a_queue_above_codel_s_target_is_congestion() {
 fn on_a_slow_link_the_guard_stands_a_packet_time_above_the_target() {
     // A small window, so that the target (two packet times) is a few milliseconds, as on a link
     // of a few Mbit/s.
-    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
-    path.rounds(2);
-    queue_for(&mut path, 10 * MS, 1);
-    queue_for(&mut path, Duration::ZERO, 4);
+    let mut path = settled_after(2);
     let target = target(&path);
     assert!(target * 3 / 2 > 4 * MS, "{target:?}");
     // The flow keeps a target queued, and its queue moves by a packet as flows interleave: a
