@@ -360,11 +360,10 @@ impl PathModel {
     }
 
     /// The queue above which a loss is congestion: three base targets (the flow keeps one and sheds
-    /// above two), but no more than the larger of one and a half targets ([`GUARD_TARGETS`]) and
-    /// 4 ms ([`AQM_GUARD`]), plus the
-    /// larger of the jitter beyond a target and twice the receiver's burst (the target holds about
-    /// half of the burst in the standing queue, a lost packet's neighbours may meet all of it),
-    /// plus the noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their
+    /// above two), but no more than the larger of one and a half targets (`GUARD_TARGETS`) and
+    /// 4 ms (`AQM_GUARD`), plus the larger of the jitter beyond a target and twice the receiver's
+    /// burst (the target holds about half of the burst in the standing queue, a lost packet's
+    /// neighbours may meet all of it), plus the noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their
     /// targets, and a drop-tail queue only when full.
     ///
     /// The jitter beyond a target, not all of it: the flow keeps about one target queued, and the
