@@ -93,8 +93,9 @@
 //! `inflight_hi`): behind fair queueing the floor's queue stands in the flow's own sub-queue,
 //! and CoDel's drops there would otherwise be undone round after round.
 //!
-//! Losses ([`ShortQueue`]): a loss that met a queue above the guard (three targets, at least
-//! 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
+//! Losses ([`ShortQueue`]): a loss that met a queue above the guard ([`PathModel::guard`]: at
+//! most three targets, the base bounded by the larger of one and a half targets and 4 ms, plus
+//! the receiver's bursts or the jitter beyond a target, at least 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
 //! the queue its own, it takes out the queue the lost packet met,
 //! `cwnd = W * min RTT / (min RTT + queue)`, never below half of the window and never above it,
 //! which drains the queue and keeps the pipe full. `W` is the larger of the window of the moment and the one the lost packet was
@@ -288,9 +289,10 @@ impl SentWindows {
 struct Yielding {
     /// The highest standing queue since the queue rose above the target.
     highest: Duration,
-    /// Bytes the update has taken out of flight since then.
+    /// Bytes the update has taken out of flight since then, net of what it gave back.
     taken_out: f64,
-    /// [`Self::taken_out`] as it stood at the last round's end.
+    /// [`Self::taken_out`] as it stood when the last round's end was read, before that round's
+    /// update: the bytes whose effect the queue of the next round's end shows.
     shown: f64,
 }
 
@@ -370,7 +372,9 @@ pub struct ShortQueueAlgorithm {
     contest_reach: f64,
     /// The update's yielding while the queue stands above the target in the own mode.
     yielding: Option<Yielding>,
-    /// The round the flow last left the shared mode for its own.
+    /// The round the flow last left the shared mode for its own because the queue read short
+    /// (not by a drain probe, which ends the mode where the other flow has gone and the refill
+    /// may take the link back).
     left_shared_at: Option<u64>,
 }
 
@@ -932,7 +936,10 @@ impl ShortQueueAlgorithm {
             next = next.max(cwnd);
         }
         if let Some(yielding) = self.yielding.as_mut() {
-            yielding.taken_out += (cwnd - next).max(0.0);
+            // Net of what the update gave back: a queue of the flow's own that settles between one
+            // and two targets (where the capacity has fallen below the peak rate) moves the window
+            // down and up by turns, and only the net is taken out of flight.
+            yielding.taken_out = (yielding.taken_out + cwnd - next).max(0.0);
         }
         self.window.resize(next as u64);
     }

@@ -164,6 +164,29 @@ fn a_queue_of_the_flow_s_own_below_two_targets_stays_its_own_as_it_drains() {
 }
 
 #[test]
+fn a_queue_of_the_flow_s_own_that_wavers_above_the_target_stays_its_own() {
+    let mut path = settled();
+    // The capacity falls to three fifths of the rate the flow reached alone. Its own queue settles
+    // a few milliseconds long, between one and two targets once the peak rate's memory has passed,
+    // and wavers by three tenths of a target every round of the flow's (two of the path's): the
+    // window goes down and up by turns, and what the update gives back is not taken out of
+    // flight. Counted without it, the yielding would add up to the whole queue in 220 rounds.
+    let pipe = 60.0;
+    let packet_time = RTT.as_secs_f64() / pipe;
+    let wobble = target(&path).as_secs_f64() * 0.3;
+    for round in 0..400 {
+        let own = (path.cwnd_packets() - pipe).max(0.0) * packet_time;
+        let sign = if (round / 2) % 2 == 0 { 1.0 } else { -1.0 };
+        let queue = Duration::from_secs_f64((own + sign * wobble).max(0.0));
+        queue_for(&mut path, queue, 1);
+        assert!(
+            matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
+            "shared in round {round} at a queue of {queue:?} of its own"
+        );
+    }
+}
+
+#[test]
 fn leaving_the_shared_mode_the_window_refills_only_to_the_rate_it_shared() {
     let mut path = settled();
     let alone = path.cwnd();

@@ -637,7 +637,13 @@ impl PathModel {
         // The step into the frame before, now that its ACK Delay is known: read as it arrived, a
         // frame the receiver's timer held (a lone packet) steps up by the whole timer, and the
         // next one back down, which twice a mean of steps would read as milliseconds of jitter.
-        if let [.., (_, _, before), (_, _, last)] = self.frames.make_contiguous() {
+        if let (Some(&(_, _, before)), Some(&(_, _, last))) = (
+            self.frames
+                .len()
+                .checked_sub(2)
+                .and_then(|i| self.frames.get(i)),
+            self.frames.back(),
+        ) {
             let step = last.as_secs_f64() - before.as_secs_f64();
             average(&mut self.successive_difference, step.abs(), step_gain);
             average(&mut self.queue_drift, step, step_gain);
