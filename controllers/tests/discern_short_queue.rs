@@ -139,28 +139,39 @@ fn a_queue_that_stands_below_two_targets_after_the_flow_yielded_all_of_it_is_sha
     );
 }
 
-#[test]
-fn a_queue_of_the_flow_s_own_below_two_targets_stays_its_own_as_it_drains() {
-    let mut path = settled();
-    // A pipe of a hundred packets: the flow's own queue is what its window holds beyond it,
-    // one packet time (a hundredth of the RTT) each, here up to three targets' worth.
-    let pipe = 100.0;
-    let packet_time = RTT.as_secs_f64() / pipe;
-    let own_queue = |path: &Path<ShortQueueAlgorithm>| {
-        Duration::from_secs_f64((path.cwnd_packets() - pipe).max(0.0) * packet_time)
-    };
-    let start = target(&path).mul_f64(3.0).as_secs_f64() / packet_time;
-    path.algorithm
-        .window_mut()
-        .resize(((pipe + start) * MSS as f64) as u64);
-    for round in 0..60 {
-        let queue = own_queue(&path);
-        queue_for(&mut path, queue, 1);
+/// The flow's own queue on a pipe of `pipe` packets: what its window holds beyond the pipe, a
+/// packet time (the RTT over the pipe) each.
+fn own_queue(path: &Path<ShortQueueAlgorithm>, pipe: f64) -> f64 {
+    (path.cwnd_packets() - pipe).max(0.0) * RTT.as_secs_f64() / pipe
+}
+
+/// `rounds` rounds in which the path queues `queue(path, round)` seconds, the flow reading the
+/// queue as its own in every one.
+fn stays_its_own(
+    path: &mut Path<ShortQueueAlgorithm>,
+    rounds: usize,
+    queue: impl Fn(&Path<ShortQueueAlgorithm>, usize) -> f64,
+) {
+    for round in 0..rounds {
+        let queue = Duration::from_secs_f64(queue(path, round).max(0.0));
+        queue_for(path, queue, 1);
         assert!(
             matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
             "shared in round {round} at a queue of {queue:?} of its own"
         );
     }
+}
+
+#[test]
+fn a_queue_of_the_flow_s_own_below_two_targets_stays_its_own_as_it_drains() {
+    let mut path = settled();
+    // A pipe of a hundred packets, and a window that starts three targets' worth above it.
+    let pipe = 100.0;
+    let start = target(&path).mul_f64(3.0).as_secs_f64() / (RTT.as_secs_f64() / pipe);
+    path.algorithm
+        .window_mut()
+        .resize(((pipe + start) * MSS as f64) as u64);
+    stays_its_own(&mut path, 60, |path, _| own_queue(path, pipe));
 }
 
 #[test]
@@ -172,18 +183,11 @@ fn a_queue_of_the_flow_s_own_that_wavers_above_the_target_stays_its_own() {
     // window goes down and up by turns, and what the update gives back is not taken out of
     // flight. Counted without it, the yielding would add up to the whole queue in 220 rounds.
     let pipe = 60.0;
-    let packet_time = RTT.as_secs_f64() / pipe;
     let wobble = target(&path).as_secs_f64() * 0.3;
-    for round in 0..400 {
-        let own = (path.cwnd_packets() - pipe).max(0.0) * packet_time;
+    stays_its_own(&mut path, 400, |path, round| {
         let sign = if (round / 2) % 2 == 0 { 1.0 } else { -1.0 };
-        let queue = Duration::from_secs_f64((own + sign * wobble).max(0.0));
-        queue_for(&mut path, queue, 1);
-        assert!(
-            matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
-            "shared in round {round} at a queue of {queue:?} of its own"
-        );
-    }
+        own_queue(path, pipe) + sign * wobble
+    });
 }
 
 #[test]
