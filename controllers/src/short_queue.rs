@@ -95,8 +95,9 @@
 //!
 //! Losses ([`ShortQueue`]): a loss that met a queue above the guard ([`PathModel::guard`]: at
 //! most three targets, the base bounded by the larger of one and a half targets and 4 ms, plus
-//! the receiver's bursts or the jitter beyond a target, at least 3 ms) is congestion. Sharing a queue, it halves the window once per window, as NewReno; with
-//! the queue its own, it takes out the queue the lost packet met,
+//! the receiver's bursts or the jitter beyond a target, at least 3 ms) is congestion. Sharing a
+//! queue, it halves the window once per window, as NewReno; with the queue its own, it takes out
+//! the queue the lost packet met,
 //! `cwnd = W * min RTT / (min RTT + queue)`, never below half of the window and never above it,
 //! which drains the queue and keeps the pipe full. `W` is the larger of the window of the moment and the one the lost packet was
 //! sent under, which built that queue: where FAST's update has shrunk the window since, the queue
@@ -921,12 +922,12 @@ impl ShortQueueAlgorithm {
         // Where a rate limit has been found, the window probes above it by a target a round at
         // most, however empty the queue (the policer has none).
         let limit = self.classifier().rate_limit().map(|l| l as f64);
-        let peak_pipe = self.refill_pipe();
-        if queue < target && cwnd < peak_pipe {
+        let refill_pipe = self.refill_pipe();
+        if queue < target && cwnd < refill_pipe {
             // Below a window the path has carried without a queue: FAST would add only alpha a
             // round, which takes seconds to refill a long pipe after a loss response. Go back
             // by a quarter a round, never past it.
-            next = next.max((cwnd * REFILL_GROWTH).min(peak_pipe));
+            next = next.max((cwnd * REFILL_GROWTH).min(refill_pipe));
         }
         if let Some(limit) = limit {
             next = next.min(limit.max(cwnd));

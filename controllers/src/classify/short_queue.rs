@@ -363,8 +363,8 @@ impl PathModel {
     /// above two), but no more than the larger of one and a half targets (`GUARD_TARGETS`) and
     /// 4 ms (`AQM_GUARD`), plus the larger of the jitter beyond a target and twice the receiver's
     /// burst (the target holds about half of the burst in the standing queue, a lost packet's
-    /// neighbours may meet all of it), plus the noise floor, at least 3 ms. CoDel (5 ms) and PIE (15 ms) drop only above their
-    /// targets, and a drop-tail queue only when full.
+    /// neighbours may meet all of it), plus the noise floor, at least 3 ms. CoDel (5 ms) and PIE
+    /// (15 ms) drop only above their targets, and a drop-tail queue only when full.
     ///
     /// The jitter beyond a target, not all of it: the flow keeps about one target queued, and the
     /// guard's base stands half a target to two targets above that, room the delay's spread moves
@@ -637,13 +637,9 @@ impl PathModel {
         // The step into the frame before, now that its ACK Delay is known: read as it arrived, a
         // frame the receiver's timer held (a lone packet) steps up by the whole timer, and the
         // next one back down, which twice a mean of steps would read as milliseconds of jitter.
-        if let (Some(&(_, _, before)), Some(&(_, _, last))) = (
-            self.frames
-                .len()
-                .checked_sub(2)
-                .and_then(|i| self.frames.get(i)),
-            self.frames.back(),
-        ) {
+        let frames = self.frames.len();
+        if frames >= 2 {
+            let (before, last) = (self.frames[frames - 2].2, self.frames[frames - 1].2);
             let step = last.as_secs_f64() - before.as_secs_f64();
             average(&mut self.successive_difference, step.abs(), step_gain);
             average(&mut self.queue_drift, step, step_gain);
