@@ -188,8 +188,11 @@ fn figures(summary: &Path) -> Figures {
         .iter()
         .map(|f| {
             let flow = f["flow"].as_u64().expect("flow");
-            let delivered = f["bytes_delivered"].as_f64().unwrap_or(0.0);
-            (delivered - delivered_by(dir, flow, FROM_S)) * 8.0 / (end - FROM_S)
+            let mut delivered = delivered_series(dir, flow);
+            delivered.push((end, f["bytes_delivered"].as_f64().unwrap_or(0.0)));
+            let first = mean_over(&delivered, FROM_S, FROM_S + EDGE_S);
+            let last = mean_over(&delivered, end - EDGE_S, end);
+            (last - first) * 8.0 / (end - FROM_S - EDGE_S)
         })
         .collect();
     let total: f64 = goodputs.iter().sum();
@@ -209,24 +212,61 @@ fn figures(summary: &Path) -> Figures {
     }
 }
 
-/// Goodput is counted from this time on: under emulation the TLS handshake takes about half a
-/// second (the VM's crypto is slow), where the simulator's takes two round trips, and a
-/// transfer's first second would measure that rather than the link.
-const FROM_S: f64 = 1.0;
+/// Goodput is counted from this time on, over the run's second half. Under emulation the TLS
+/// handshake takes about half a second (the VM's crypto is slow) where the simulator's takes two
+/// round trips, so the VM's slow start, its losses and their repair come later: counted from
+/// the first second, the two would compare start-ups half a second apart rather than the link.
+const FROM_S: f64 = 2.0;
 
-/// Flow `flow`'s bytes delivered by `t` (s), from the run's `flows.csv`.
-fn delivered_by(dir: &Path, flow: u64, t: f64) -> f64 {
+/// The span at each end of the goodput's window over which the delivered count is averaged. A
+/// receiver counts bytes in order, so a loss holds every byte behind it until its repair, a
+/// round trip or more later: read at one instant, the count can lag what arrived by a window's
+/// worth. Averaged over many round trips, a hold moves the count by only its length's fraction
+/// of the span. Goodput is then the change between the two spans' means over the time between
+/// their centres.
+const EDGE_S: f64 = 0.25;
+
+/// Flow `flow`'s readings of its delivered bytes, `(s, bytes)` in time order, from the run's
+/// `flows.csv`.
+fn delivered_series(dir: &Path, flow: u64) -> Vec<(f64, f64)> {
     let csv = std::fs::read_to_string(dir.join("flows.csv")).expect("flows.csv");
     csv.lines()
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let (id, at, bytes) = (f[0].parse::<u64>().ok()?, f[2].parse::<f64>().ok()?, f[6]);
-            (id == flow && at <= t)
-                .then(|| bytes.parse::<f64>().ok())
-                .flatten()
+            let id = f[0].parse::<u64>().ok()?;
+            (id == flow).then_some(())?;
+            Some((f[2].parse::<f64>().ok()?, f[6].parse::<f64>().ok()?))
         })
-        .fold(0.0, f64::max)
+        .collect()
+}
+
+/// The time-weighted mean over `[from, to]` of the count `readings` steps through (each reading
+/// holds until the next; the count never falls, so a late reading cannot lower it).
+fn mean_over(readings: &[(f64, f64)], from: f64, to: f64) -> f64 {
+    let mut held = 0.0_f64;
+    let mut since = from;
+    let mut area = 0.0;
+    for &(at, count) in readings {
+        if at > from {
+            if at >= to {
+                break;
+            }
+            area += held * (at - since);
+            since = at;
+        }
+        held = held.max(count);
+    }
+    (area + held * (to - since)) / (to - from)
+}
+
+#[test]
+fn the_delivered_count_is_averaged_over_each_span_as_it_was_held() {
+    // 100 bytes from before the span, 300 from 0.25 s into it: the mean over one second is
+    // 100 for a quarter and 300 for the rest. A reading past the span's end changes nothing.
+    let readings = [(0.5, 100.0), (1.25, 300.0), (2.5, 900.0)];
+    assert!((mean_over(&readings, 1.0, 2.0) - 250.0).abs() < 1e-9);
+    assert!((mean_over(&readings, 0.0, 1.0) - 50.0).abs() < 1e-9);
 }
 
 impl Figures {
