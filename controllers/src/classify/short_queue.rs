@@ -144,6 +144,8 @@ pub struct PathModel {
     trendless_difference: f64,
     /// The same from the raw samples, the claimed ACK Delay left in.
     raw_successive_difference: f64,
+    /// The spreads of the frames of the round, and their means over the last complete one.
+    round_spread: RoundSpread,
     /// Steps averaged into the three above, and into the raw one.
     steps: u32,
     raw_steps: u32,
@@ -192,6 +194,7 @@ impl Default for PathModel {
             queue_drift: 0.0,
             trendless_difference: 0.0,
             raw_successive_difference: 0.0,
+            round_spread: RoundSpread::default(),
             steps: 0,
             raw_steps: 0,
             recent: None,
@@ -398,9 +401,28 @@ impl PathModel {
     }
 
     /// The path's delay variation exceeds the target: the queue the flow reads cannot tell its
-    /// own queue from delay noise.
+    /// own queue from delay noise. Frame to frame, or on average over the frames of the last
+    /// round ([`Self::noisy_over_round`]): per-packet jitter that keeps packets in order clumps
+    /// them behind each late one, and at a high rate a clump's frames step by a packet time or
+    /// less, so the frame-to-frame spread dips below the target between one late packet and the
+    /// next while the delay still wanders by the jitter. Read frame by frame, the path turned
+    /// from noisy to quiet and back within a round, and each quiet spell read the jitter as a
+    /// queue, to be shed, and every loss in it as congestion.
     pub fn is_noisy(&self) -> bool {
+        self.jitter_beyond_target() || self.noisy_over_round(self.round_spread.last)
+    }
+
+    /// Whether the spread of the latest frames exceeds the target.
+    fn jitter_beyond_target(&self) -> bool {
         self.jitter() > self.target()
+    }
+
+    /// Whether a round's mean spread exceeds the target and what the flow's own bursts make
+    /// ([`Self::beyond_own_bursts`]): on a slow link the flow's own frames step by a packet time,
+    /// more than the target, through every round, and the mean would hold the path noisy where
+    /// only the bursts' own sawtooth moves the delay.
+    fn noisy_over_round(&self, mean: Duration) -> bool {
+        mean > self.target() && self.beyond_own_bursts(mean)
     }
 
     /// Whether the delay varies from frame to frame, beyond its trend, by more than slow start's
@@ -479,6 +501,10 @@ impl PathModel {
     /// a receiver that claims the queue as ACK Delay, capped frame by frame, makes the
     /// corrected samples jump where the raw ones, at a full queue, stand still.
     fn raw_is_noisy(&self) -> bool {
+        self.raw_jitter_beyond_target() || self.noisy_over_round(self.round_spread.last_raw)
+    }
+
+    fn raw_jitter_beyond_target(&self) -> bool {
         self.spread(self.raw_successive_difference) > self.target()
     }
 
@@ -510,7 +536,10 @@ impl PathModel {
     /// the pipe full: the floor loses a quarter, so that a queue once taken for noise is shed.
     /// Each reading starts a fresh comparison ([`read_pipe`]).
     fn learn_noise(&mut self) {
-        if self.history.len() < 2 * NOISE_ROUNDS || !self.is_noisy() || !self.raw_is_noisy() {
+        // Only while the frames show the noise now: a round's mean spread keeps a floor learnt
+        // in force (`is_noisy`) but learns none.
+        let frames_noisy = self.jitter_beyond_target() && self.raw_jitter_beyond_target();
+        if self.history.len() < 2 * NOISE_ROUNDS || !frames_noisy {
             return;
         }
         let before = self.history_mean(0..NOISE_ROUNDS);
@@ -578,6 +607,7 @@ impl PathModel {
                     self.standing = Some(seconds(self.round_queue_sum / frames));
                     self.standing_raw = seconds(self.round_raw_queue_sum / frames);
                 }
+                self.round_spread.end_round();
                 self.record_round(span);
                 self.rounds += 1;
                 self.update_slow_start_exit();
@@ -659,6 +689,8 @@ impl PathModel {
             );
             self.raw_steps = self.raw_steps.saturating_add(1);
         }
+        self.round_spread
+            .add(self.jitter(), self.spread(self.raw_successive_difference));
         if self.frames.len() == RECENT_FRAMES {
             self.frames.pop_front();
         }
@@ -910,6 +942,41 @@ fn read_pipe(fewer: &RoundsMean, more: &RoundsMean, followed: f64) -> PipeReadin
     }
 }
 
+/// The spreads ([`PathModel::jitter`], and the same of the raw samples) of a round's frames, and
+/// their means over the last complete round: delay noise on the timescale of a round, which a
+/// frame's spread, an average over the last sixteen frames, can miss.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct RoundSpread {
+    /// Sums over the frames of the current round, seconds.
+    sum: f64,
+    raw_sum: f64,
+    frames: u32,
+    last: Duration,
+    last_raw: Duration,
+}
+
+impl RoundSpread {
+    fn add(&mut self, spread: Duration, raw: Duration) {
+        self.sum += spread.as_secs_f64();
+        self.raw_sum += raw.as_secs_f64();
+        self.frames += 1;
+    }
+
+    /// Files the round's means; a round without frames leaves the last ones.
+    fn end_round(&mut self) {
+        if self.frames > 0 {
+            let n = f64::from(self.frames);
+            self.last = seconds(self.sum / n);
+            self.last_raw = seconds(self.raw_sum / n);
+        }
+        *self = Self {
+            last: self.last,
+            last_raw: self.last_raw,
+            ..Self::default()
+        };
+    }
+}
+
 /// More of the window lost than a channel loses: a rate limit's drops.
 fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
     losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES)
@@ -923,7 +990,7 @@ fn seconds(secs: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::RttSample;
+    use crate::event::{Ack, RttSample};
 
     const RTT: Duration = Duration::from_millis(100);
 
@@ -1025,6 +1092,81 @@ mod tests {
         // Beside a buffer-filler, the rate falls with the window as the other flow takes what it
         // frees: no reading.
         assert_eq!(learnt(&fall, true), Duration::from_millis(8));
+    }
+
+    /// `path` fed `frames` more frames of two packets each, acknowledged one by one so that
+    /// rounds end, whose queue is `queue_ms(i)` ms at frame `i` (from 0 for each call), arriving
+    /// `arrival_ms(i)` ms after `start_ms` past `epoch`.
+    fn fed_rounds(
+        path: &mut PathModel,
+        epoch: Instant,
+        start_ms: u64,
+        frames: u32,
+        queue_ms: impl Fn(u32) -> f64,
+        arrival_ms: impl Fn(u32) -> u64,
+    ) {
+        for i in 0..frames {
+            let latest = RTT + Duration::from_secs_f64(queue_ms(i) / 1000.0);
+            let now = epoch + RTT * 2 + Duration::from_millis(start_ms + arrival_ms(i));
+            let rtt = RttSample::flat(RTT).with_latest(latest);
+            for _ in 0..2 {
+                path.on_ack(&Ack::new(now, now - latest, 1200, false, rtt));
+            }
+            path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, None));
+        }
+    }
+
+    #[test]
+    fn jitter_that_goes_quiet_within_a_round_keeps_the_path_noisy_until_a_quiet_round() {
+        // Frames clumped in pairs (no burst of the flow's makes them), a millisecond apart on
+        // average: rounds of about a hundred frames. Three rounds of 3 ms steps, then the delay
+        // holds still.
+        let (mut path, epoch) = (PathModel::default(), Instant::now());
+        fed_rounds(
+            &mut path,
+            epoch,
+            0,
+            300,
+            |i| 3.0 * f64::from(i % 2),
+            in_pairs_1ms,
+        );
+        assert!(path.is_noisy());
+        fed_rounds(&mut path, epoch, 300, 50, |_| 3.0, in_pairs_1ms);
+        assert!(
+            path.jitter() < path.target(),
+            "the frames' spread has decayed: {:?}",
+            path.jitter()
+        );
+        assert!(path.is_noisy(), "the last round was noisy throughout");
+        // Two rounds later, a whole round has been quiet.
+        fed_rounds(&mut path, epoch, 350, 250, |_| 3.0, in_pairs_1ms);
+        assert!(!path.is_noisy(), "{:?}", path.round_spread);
+    }
+
+    #[test]
+    fn a_round_of_the_flows_own_sawtooth_does_not_keep_the_path_noisy() {
+        // Bursts of eight packets into a link that takes 2 ms a packet, frames 4 ms apart as the
+        // link delivers them (`the_sawtooth_of_the_flows_own_bursts_is_not_noise`), for four
+        // rounds; then the delay holds still.
+        let (mut path, epoch) = (PathModel::default(), Instant::now());
+        let every_4ms = |i: u32| 4 * u64::from(i);
+        fed_rounds(
+            &mut path,
+            epoch,
+            0,
+            100,
+            |i| 4.0 * f64::from(i % 4),
+            every_4ms,
+        );
+        assert!(path.is_noisy(), "the steps exceed the target");
+        fed_rounds(&mut path, epoch, 400, 20, |_| 4.0, every_4ms);
+        assert!(path.jitter() < path.target(), "{:?}", path.jitter());
+        assert!(!path.is_noisy(), "{:?}", path.round_spread);
+    }
+
+    /// Frames in pairs that arrive together, 2 ms apart.
+    fn in_pairs_1ms(i: u32) -> u64 {
+        2 * u64::from(i / 2)
     }
 
     #[test]
