@@ -58,10 +58,10 @@
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
 //!
-//! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame by more than
-//! the target) cannot tell the flow's queue from delay noise. Per-packet jitter that keeps packets
-//! in order holds every packet behind a late one, so the delay it adds grows with the rate and
-//! reads as a queue that grows with the window: on `jitter-30M-30ms-1%` (3 ms mean exponential
+//! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame, or on average
+//! over the frames of the last round, by more than the target) cannot tell the flow's queue from
+//! delay noise. Per-packet jitter that keeps packets in order holds every packet behind a late
+//! one, so the delay it adds grows with the rate and reads as a queue that grows with the window: on `jitter-30M-30ms-1%` (3 ms mean exponential
 //! jitter) the standing queue read 4 ms at 5 Mbit/s and 12 to 14 ms near 30 Mbit/s with no queue
 //! at the bottleneck, and FAST's update held the window at 5 Mbit/s (efficiency 0.70 against the
 //! flow's own lossless runs, which reached 5 Mbit/s as well; quinn's BBR 27 Mbit/s). There the

@@ -402,7 +402,7 @@ impl PathModel {
 
     /// The path's delay variation exceeds the target: the queue the flow reads cannot tell its
     /// own queue from delay noise. Frame to frame, or on average over the frames of the last
-    /// round ([`Self::noisy_over_round`]): per-packet jitter that keeps packets in order clumps
+    /// round (`noisy_over_round`): per-packet jitter that keeps packets in order clumps
     /// them behind each late one, and at a high rate a clump's frames step by a packet time or
     /// less, so the frame-to-frame spread dips below the target between one late packet and the
     /// next while the delay still wanders by the jitter. Read frame by frame, the path turned
