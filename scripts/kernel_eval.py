@@ -17,9 +17,11 @@ Goodput is counted over each run's second half, from FROM_S on: under software e
 handshake takes about half a second, so the VM's slow start and the repair of its losses come
 later than the simulator's. A receiver counts bytes in order, and a loss holds every byte behind
 it until its repair, so the delivered count is averaged over EDGE_S at each end of the window
-rather than read at one instant (as harness/tests/kernel_qdiscs.rs does). A second table shows each engine's start-up on the drop-tail rows: the
-sender's smoothed RTT when its first data was acknowledged (the handshake's sample, under
-emulation slowed by the TLS computations) and its window at its first reduction, seed by seed.
+rather than read at one instant (as harness/tests/kernel_qdiscs.rs does).
+
+A second table shows each engine's start-up on the drop-tail rows: the sender's smoothed RTT
+when its first data was acknowledged (the handshake's sample, under emulation slowed by the TLS
+computations) and its window at its first reduction, seed by seed.
 The first table goes between the `kernel-qdiscs` markers of README.md and docs/RESULTS.md,
 the second between the `kernel-startup` markers of docs/RESULTS.md.
 
@@ -109,7 +111,7 @@ def figures(run_dir):
     goodput = 0.0
     for f in s["flows"]:
         readings = [(float(r["t_s"]), int(r["delivered_bytes"])) for r in rows
-                    if int(r["flow"]) == f["flow"]] + [(end, f["bytes_delivered"])]
+                    if int(r["flow"]) == f["flow"]]
         first = mean_over(readings, FROM_S, FROM_S + EDGE_S)
         last = mean_over(readings, end - EDGE_S, end)
         goodput += (last - first) * 8 / (end - FROM_S - EDGE_S)
@@ -286,7 +288,8 @@ def table(out, files):
         "(means over them, but drop-tail counts seed by seed: whether slow start overflowed "
         "the queue); 4 s runs at 4 Mbit/s, 20 ms, "
         f"goodput from {FROM_S:g} s on (the delivered count averaged over {EDGE_S:g} s at each "
-        "end); drops are the bottleneck's forward queue drops by who dropped them. The last column says whether Linux's goodput and each drop count lie "
+        "end); drops are the bottleneck's forward queue drops by who dropped them. The last "
+        "column says whether Linux's goodput and each drop count lie "
         f"within {AGREE_SHARE * 100:.0f} % of the simulator's mean (or {AGREE_PACKETS} packets "
         f"of a count, or {AGREE_STANDARD_ERRORS} standard errors of the two means' difference, "
         "from the seeds' spread), and where not, why. User-space column: "

@@ -60,17 +60,17 @@
 //!
 //! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame, or on average
 //! over the frames of the last round, by more than the target) cannot tell the flow's queue from
-//! delay noise. Per-packet jitter that keeps packets in order holds every packet behind a late
-//! one, so the delay it adds grows with the rate and reads as a queue that grows with the window: on `jitter-30M-30ms-1%` (3 ms mean exponential
-//! jitter) the standing queue read 4 ms at 5 Mbit/s and 12 to 14 ms near 30 Mbit/s with no queue
-//! at the bottleneck, and FAST's update held the window at 5 Mbit/s (efficiency 0.70 against the
-//! flow's own lossless runs, which reached 5 Mbit/s as well; quinn's BBR 27 Mbit/s). There the
-//! flow probes for rate: where the update would hold or shrink the window, every eight rounds
-//! the window rises by a quarter and is held for four rounds, and the path model learns a noise
-//! floor ([`PathModel::noise_floor`]) from whether the delivery rate followed, and, where no
-//! buffer-filler has been met lately, from whether it fell as FAST's update shrank the window
-//! over a queue that did not drain: FAST otherwise shrinks the window on noise round after
-//! round, and a probe every eight rounds does not make up for it. The floor is taken
+//! delay noise. Per-packet jitter that keeps packets in order holds every packet behind a late one,
+//! so the delay it adds grows with the rate and reads as a queue that grows with the window: on
+//! `jitter-30M-30ms-1%` (3 ms mean exponential jitter) the standing queue read 4 ms at 5 Mbit/s and
+//! 12 to 14 ms near 30 Mbit/s with no queue at the bottleneck, and FAST's update held the window at
+//! 5 Mbit/s (efficiency 0.70 against the flow's own lossless runs, which reached 5 Mbit/s as well;
+//! quinn's BBR 27 Mbit/s). There the flow probes for rate: where the update would hold or shrink
+//! the window, every eight rounds the window rises by a quarter and is held for four rounds, and
+//! the path model learns a noise floor ([`PathModel::noise_floor`]) from whether the delivery rate
+//! followed, and, where no buffer-filler has been met lately, from whether it fell as FAST's update
+//! shrank the window over a queue that did not drain: FAST otherwise shrinks the window on noise
+//! round after round, and a probe every eight rounds does not make up for it. The floor is taken
 //! out of the standing queue and of the queue a lost packet met, added to the minimum RTT as the
 //! RTT of an empty queue, and added to the guard; whose queue it is is read past the jitter as
 //! well. On other paths the jitter stays far below the target, and nothing changes.

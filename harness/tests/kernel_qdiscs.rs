@@ -188,8 +188,12 @@ fn figures(summary: &Path) -> Figures {
         .iter()
         .map(|f| {
             let flow = f["flow"].as_u64().expect("flow");
-            let mut delivered = delivered_series(dir, flow);
-            delivered.push((end, f["bytes_delivered"].as_f64().unwrap_or(0.0)));
+            let delivered = delivered_series(dir, flow);
+            assert!(
+                !delivered.is_empty(),
+                "{}: no readings of flow {flow}",
+                dir.display()
+            );
             let first = mean_over(&delivered, FROM_S, FROM_S + EDGE_S);
             let last = mean_over(&delivered, end - EDGE_S, end);
             (last - first) * 8.0 / (end - FROM_S - EDGE_S)
@@ -267,6 +271,9 @@ fn the_delivered_count_is_averaged_over_each_span_as_it_was_held() {
     let readings = [(0.5, 100.0), (1.25, 300.0), (2.5, 900.0)];
     assert!((mean_over(&readings, 1.0, 2.0) - 250.0).abs() < 1e-9);
     assert!((mean_over(&readings, 0.0, 1.0) - 50.0).abs() < 1e-9);
+    // A reading at the span's start holds from there; one at its end has no width.
+    assert!((mean_over(&readings, 1.25, 2.5) - 300.0).abs() < 1e-9);
+    assert_eq!(mean_over(&[], 0.0, 1.0), 0.0);
 }
 
 impl Figures {
