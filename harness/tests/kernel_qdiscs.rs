@@ -182,13 +182,14 @@ fn figures(summary: &Path) -> Figures {
     let s: Value = serde_json::from_str(&text).expect("summary.json parses");
     let dir = summary.parent().expect("summary.json is in a run's folder");
     let end = s["duration_s"].as_f64().expect("duration_s");
+    let csv = std::fs::read_to_string(dir.join("flows.csv")).expect("flows.csv");
     let goodputs: Vec<f64> = s["flows"]
         .as_array()
         .expect("flows")
         .iter()
         .map(|f| {
             let flow = f["flow"].as_u64().expect("flow");
-            let delivered = delivered_series(dir, flow);
+            let delivered = delivered_series(&csv, flow);
             assert!(
                 !delivered.is_empty(),
                 "{}: no readings of flow {flow}",
@@ -230,18 +231,14 @@ const FROM_S: f64 = 2.0;
 /// their centres.
 const EDGE_S: f64 = 0.25;
 
-/// Flow `flow`'s readings of its delivered bytes, `(s, bytes)` in time order, from the run's
-/// `flows.csv`.
-fn delivered_series(dir: &Path, flow: u64) -> Vec<(f64, f64)> {
-    let csv = std::fs::read_to_string(dir.join("flows.csv")).expect("flows.csv");
+/// Flow `flow`'s readings of its delivered bytes, `(s, bytes)` in time order, from the text of
+/// a run's `flows.csv`.
+fn delivered_series(csv: &str, flow: u64) -> Vec<(f64, f64)> {
     csv.lines()
         .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let id = f[0].parse::<u64>().ok()?;
-            (id == flow).then_some(())?;
-            Some((f[2].parse::<f64>().ok()?, f[6].parse::<f64>().ok()?))
-        })
+        .map(|l| l.split(',').collect::<Vec<&str>>())
+        .filter(|f| f[0].parse::<u64>().ok() == Some(flow))
+        .filter_map(|f| Some((f[2].parse::<f64>().ok()?, f[6].parse::<f64>().ok()?)))
         .collect()
 }
 
