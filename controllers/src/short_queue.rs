@@ -364,6 +364,10 @@ pub struct ShortQueueAlgorithm {
     exit_check: Option<DelayExitCheck>,
     /// Checks of this slow start that found the queue fell back.
     failed_exit_checks: u32,
+    /// Whether the delay ended slow start while the delivery rate was still growing, and the
+    /// queue that ended it has stood since, with no loss response
+    /// ([`Self::resume_newreno_start`]).
+    delay_ended_start: bool,
     /// Rounds left in the hold of a rate probe, and rounds since the last one ended.
     probe_hold: u32,
     since_probe: u32,
@@ -418,6 +422,7 @@ impl ShortQueueAlgorithm {
             first_ack_at: None,
             exit_check: None,
             failed_exit_checks: 0,
+            delay_ended_start: false,
             probe_hold: 0,
             since_probe: 0,
             beta,
@@ -471,7 +476,11 @@ impl ShortQueueAlgorithm {
         let was_shared = matches!(self.owner, QueueOwner::Shared { .. });
         // Whose queue it is, and how deep another flow keeps it, read past the jitter.
         let beyond_noise = queue.saturating_sub(self.noise_margin());
+        if beyond_noise < target {
+            self.delay_ended_start = false;
+        }
         self.owner = self.next_owner(beyond_noise, target);
+        let did_not_shrink = !was_shared && matches!(self.owner, QueueOwner::Shared { .. });
         self.read_yielding(beyond_noise, target);
         if was_shared && matches!(self.owner, QueueOwner::Own { .. }) {
             self.left_shared_at = Some(self.path().rounds());
@@ -481,6 +490,7 @@ impl ShortQueueAlgorithm {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
                     self.contested = false;
+                    self.resume_newreno_start(did_not_shrink);
                 }
                 if self.contested {
                     self.deepest_queue = self.deepest_queue.max(queue);
@@ -626,6 +636,31 @@ impl ShortQueueAlgorithm {
         }
     }
 
+    /// Slow start ends on delay ([`Self::end_slow_start`]), noting whether the delivery rate was
+    /// still growing ([`PathModel::pipe_filled`]): if it was, only the delay says the pipe is full.
+    fn end_slow_start_on_delay(&mut self) {
+        self.end_slow_start();
+        self.delay_ended_start = !self.path().pipe_filled();
+    }
+
+    /// NewReno's slow start, taken up again where the delay ended it, once the queue that ended it
+    /// proves not to be the flow's own: it has stood since, and it did not shrink as the window
+    /// did (`did_not_shrink`, [`Self::next_owner`]'s test), while the delivery rate was still
+    /// growing when it ended slow start. Such a queue is another flow's, or the path's:
+    /// order-keeping jitter at a high rate holds nearly every packet behind a late one, a
+    /// standing offset the delay cannot tell from a queue (Arun, Alizadeh and Balakrishnan,
+    /// "Starvation in end-to-end congestion control", SIGCOMM 2022). In the shared mode the flow
+    /// keeps NewReno's manners, and NewReno's slow start ends on a loss (RFC 9002 section 7.3.1),
+    /// not where the delay ended it, far below the pipe, from where Reno's growth of a packet a
+    /// round takes minutes to fill a fast path. A queue that shrank with the window, but outlasted
+    /// what the window took out of it ([`Yielding`]), was mostly the flow's own: slow start stays
+    /// over.
+    fn resume_newreno_start(&mut self, did_not_shrink: bool) {
+        if std::mem::take(&mut self.delay_ended_start) && did_not_shrink {
+            self.window.reopen_slow_start(u64::MAX);
+        }
+    }
+
     /// Slow start's exit threshold has been reached ([`Self::delay_exit_reached`]): it ends, or,
     /// where the delay's spread beyond its trend could have made that queue, holds for a round to
     /// confirm it ([`DelayExitCheck`]).
@@ -641,7 +676,7 @@ impl ShortQueueAlgorithm {
                 least_queue: queue,
             });
         } else {
-            self.end_slow_start();
+            self.end_slow_start_on_delay();
         }
     }
 
@@ -660,7 +695,7 @@ impl ShortQueueAlgorithm {
         } else if self.path().rounds() >= check.read_in + 2 {
             self.exit_check = None;
             if check.least_queue >= self.path().slow_start_exit() {
-                self.end_slow_start();
+                self.end_slow_start_on_delay();
             } else {
                 self.failed_exit_checks += 1;
             }
@@ -1130,6 +1165,7 @@ impl Algorithm for ShortQueueAlgorithm {
             self.cap_floor(reduced);
         }
         if reduced {
+            self.delay_ended_start = false;
             // A cut ends slow start, or restarts it from a small window (after persistent
             // congestion): a pending exit check read the queue of the window before.
             self.exit_check = None;

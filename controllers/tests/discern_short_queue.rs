@@ -91,6 +91,8 @@ fn the_flow_shrinks_a_queue_of_its_own_without_a_loss() {
 
 #[test]
 fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_s_manners() {
+    // The queue that ended slow start drained: the delay read it right, and slow start stays
+    // over when another flow's queue comes.
     let mut path = settled();
     // Another flow keeps 20 ms queued whatever this one does: as deep as an AQM (PIE) keeps one.
     queue_for(&mut path, 20 * MS, 12);
@@ -111,6 +113,41 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     // Once the queue has stayed short for a few rounds, it is the flow's own again.
     queue_for(&mut path, Duration::ZERO, 10);
     assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
+}
+
+#[test]
+fn a_queue_that_ended_slow_start_and_never_drained_gives_back_newreno_s_slow_start() {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    // Four rounds of slow start, the delivery rate doubling in each, then a 20 ms queue ends it,
+    // and stands whatever the window does: another flow's, or a jittered path's offset.
+    path.rounds(4);
+    queue_for(&mut path, 20 * MS, 1);
+    assert!(!path.window().in_slow_start(), "the delay ended slow start");
+    let mut rounds = 0;
+    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
+        assert!(
+            rounds < 12,
+            "the queue stood for 12 rounds and is still the flow's own"
+        );
+        queue_for(&mut path, 20 * MS, 1);
+        rounds += 1;
+    }
+    // Sharing, it keeps NewReno's manners, whose slow start only a loss ends: the window
+    // doubles again, where Reno's growth would add a packet a round.
+    assert!(path.window().in_slow_start());
+    let shared_from = path.cwnd();
+    queue_for(&mut path, 20 * MS, 2);
+    assert!(
+        path.cwnd() > 2 * shared_from,
+        "{shared_from} then {}",
+        path.cwnd()
+    );
+    // A loss at that queue ends it, halving the window, as NewReno's.
+    let before = path.cwnd();
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert_eq!(path.cwnd(), before / 2);
+    assert!(!path.window().in_slow_start());
 }
 
 /// The target queue of `path`'s flow.
