@@ -38,7 +38,10 @@
 //!   the switch read from the update's effect instead of an emptied queue) until the queue stays
 //!   below the target for four rounds. How it competes depends on how deep the shared queue
 //!   stands. Up to [`DEEP_QUEUE`], as deep as an AQM keeps one, it grows and halves as NewReno
-//!   does, which shares an AQM's drops evenly. Deeper, a buffer-filler is at work (CUBIC, which
+//!   does, which shares an AQM's drops evenly; where that queue is the one that ended slow start
+//!   while the delivery rate still grew, and has stood since, NewReno would still be in slow
+//!   start, and the flow takes it up again until a loss (`resume_newreno_start`: a jitter offset
+//!   or another flow's queue, read as the flow's own). Deeper, a buffer-filler is at work (CUBIC, which
 //!   most hosts run, or BBR): the flow reopens slow start from the small window its yielding
 //!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]),
 //!   whose Reno-friendly region still leaves a Reno flow its share. CUBIC's `W_max` is the
