@@ -17,7 +17,7 @@ Goodput is counted over each run's second half, from FROM_S on: under software e
 handshake takes about half a second, so the VM's slow start and the repair of its losses come
 later than the simulator's. A receiver counts bytes in order, and a loss holds every byte behind
 it until its repair, so the delivered count is averaged over EDGE_S at each end of the window
-rather than read at one instant (as harness/tests/kernel_qdiscs.rs does).
+rather than read at one instant, as harness/tests/kernel_qdiscs.rs does too.
 
 A second table shows each engine's start-up on the drop-tail rows: the sender's smoothed RTT
 when its first data was acknowledged (the handshake's sample, under emulation slowed by the TLS

@@ -39,24 +39,24 @@
 //!   below the target for four rounds. How it competes depends on how deep the shared queue
 //!   stands. Up to [`DEEP_QUEUE`], as deep as an AQM keeps one, it grows and halves as NewReno
 //!   does, which shares an AQM's drops evenly; where that queue is the one that ended slow start
-//!   while the delivery rate still grew, and has stood since, NewReno would still be in slow
-//!   start, and the flow takes it up again until a loss (`resume_newreno_start`: a jitter offset
-//!   or another flow's queue, read as the flow's own). Deeper, a buffer-filler is at work (CUBIC, which
-//!   most hosts run, or BBR): the flow reopens slow start from the small window its yielding
-//!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]),
-//!   whose Reno-friendly region still leaves a Reno flow its share. CUBIC's `W_max` is the
-//!   window that carried the flow's peak rate before it yielded, at today's round trip, so its
-//!   concave growth regains that share within seconds; from the yielded window it would plateau
-//!   there, and drop-tail losses, which meet both flows at once, keep the ratio of two CUBIC
-//!   windows where it is. For the same reason, losses at the full buffer do not end the reopened
-//!   slow start before the window is back at that share (a drop-tail buffer drops only when
-//!   full, so a loss that meets a queue well short of the deepest is an AQM's, and ends it), and
-//!   that window stays `W_max` at every loss until the flow has reached it: the first rounds of
-//!   a contest meet a buffer the other flow keeps full, and a `W_max` reset to the window of each
-//!   loss would plateau below the share again. A loss-based flow alone keeps a deep buffer full
-//!   by itself, so the queue never reads short once the other flow leaves: a drain probe
-//!   ([`crate::drain_probe`]) empties the flow's own part of it from time to time, and when the
-//!   delivery rate jumps for several rounds, to look.
+//!   while the delivery rate still grew, and has stood since, NewReno would still be in slow start,
+//!   and the flow takes it up again until a loss (`resume_newreno_start`: a jitter offset or
+//!   another flow's queue, read as the flow's own). Deeper, a buffer-filler is at work (CUBIC,
+//!   which most hosts run, or BBR): the flow reopens slow start from the small window its yielding
+//!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]), whose
+//!   Reno-friendly region still leaves a Reno flow its share. CUBIC's `W_max` is the window that
+//!   carried the flow's peak rate before it yielded, at today's round trip, so its concave growth
+//!   regains that share within seconds; from the yielded window it would plateau there, and
+//!   drop-tail losses, which meet both flows at once, keep the ratio of two CUBIC windows where it
+//!   is. For the same reason, losses at the full buffer do not end the reopened slow start before
+//!   the window is back at that share (a drop-tail buffer drops only when full, so a loss that
+//!   meets a queue well short of the deepest is an AQM's, and ends it), and that window stays
+//!   `W_max` at every loss until the flow has reached it: the first rounds of a contest meet a
+//!   buffer the other flow keeps full, and a `W_max` reset to the window of each loss would plateau
+//!   below the share again. A loss-based flow alone keeps a deep buffer full by itself, so the
+//!   queue never reads short once the other flow leaves: a drain probe ([`crate::drain_probe`])
+//!   empties the flow's own part of it from time to time, and when the delivery rate jumps for
+//!   several rounds, to look.
 //!
 //! Where a rate limit has been found (see below), the window rises above it by at most a target's
 //! worth of bytes a round, however empty the queue: a policer has none to show.
@@ -102,22 +102,20 @@
 //! queue, it halves the window once per window, as NewReno; with the queue its own, it takes out
 //! the queue the lost packet met,
 //! `cwnd = W * min RTT / (min RTT + queue)`, never below half of the window and never above it,
-//! which drains the queue and keeps the pipe full. `W` is the larger of the window of the moment and the one the lost packet was
-//! sent under, which built that queue: where FAST's update has shrunk the window since, the queue
-//! would otherwise come out twice (after a gigabit slow start, the window fell to 0.65 of the
-//! pipe). For the same reason, a round that ends in recovery does not shrink the window again,
-//! since the queue it read predates the cut. (Taking `W` as the window the packet was sent under
-//! even where the window has grown since cut deeper after slow start: over 10 seeds it halved the
-//! gigabit classes' p95 queue but cost a tenth of the share against CUBIC on drop-tail and PIE.)
-//! A loss share beyond
-//! a channel's with no queue is a rate limit (a policer), remembered for 16 rounds after the last
-//! window that lost three packets or more, during which every loss with the queue short is its:
-//! each halves the window once per window, as NewReno answers a queue, since a policer is a limit
-//! the flow shares like one. (A lone loss does not renew it: on a lossy path a limit read once,
-//! from a slow start's overshoot into a shallow buffer, would otherwise never lapse.) Other
-//! losses are random
-//! and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent congestion
-//! restarts slow start.
+//! which drains the queue and keeps the pipe full. `W` is the larger of the window of the moment
+//! and the one the lost packet was sent under, which built that queue: where FAST's update has
+//! shrunk the window since, the queue would otherwise come out twice (after a gigabit slow start,
+//! the window fell to 0.65 of the pipe). For the same reason, a round that ends in recovery does
+//! not shrink the window again, since the queue it read predates the cut. (Taking `W` as the window
+//! the packet was sent under even where the window has grown since cut deeper after slow start:
+//! over 10 seeds it halved the gigabit classes' p95 queue but cost a tenth of the share against
+//! CUBIC on drop-tail and PIE.) A loss share beyond a channel's with no queue is a rate limit (a
+//! policer), remembered for 16 rounds after the last window that lost three packets or more, during
+//! which every loss with the queue short is its: each halves the window once per window, as NewReno
+//! answers a queue, since a policer is a limit the flow shares like one. (A lone loss does not
+//! renew it: on a lossy path a limit read once, from a slow start's overshoot into a shallow
+//! buffer, would otherwise never lapse.) Other losses are random and keep the window. An ECN-CE
+//! mark reduces by `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -621,13 +619,13 @@ impl ShortQueueAlgorithm {
                 || self.failed_exit_checks >= MAX_FAILED_EXIT_CHECKS)
     }
 
-    /// Slow start ends on a queue of at least the exit threshold, read past the delay noise that
-    /// is not the flow's own bursts ([`PathModel::noise_beyond_trend`]). Where that queue holds more
+    /// Slow start ends on a queue of at least the exit threshold, read past the delay noise that is
+    /// not the flow's own bursts ([`PathModel::noise_beyond_trend`]). Where that queue holds more
     /// packets than any burst ([`SLOW_START_DRAIN_PACKETS`]), it is the standing queue the last
     /// doubling built: the packets that show it were sent a round trip ago, under about half of
-    /// today's window, so the window halves, to the one that built it. Otherwise (on slower
-    /// paths the threshold is a packet or two, which a burst shows before the pipe is full) the
-    /// window stays, and FAST's update takes out what queue there is.
+    /// today's window, so the window halves, to the one that built it. Otherwise (on slower paths
+    /// the threshold is a packet or two, which a burst shows before the pipe is full) the window
+    /// stays, and FAST's update takes out what queue there is.
     fn end_slow_start(&mut self) {
         let queue = self.path().recent_queue().unwrap_or_default().as_secs_f64();
         let queued_packets = queue * self.path().peak_rate() / self.window.mss().max(1) as f64;

@@ -446,7 +446,8 @@ impl PathModel {
     }
 
     /// Twice the mean distance of a frame's step from the queue's trend: the delay noise that is
-    /// not a queue building or draining ([`Self::is_noisy_beyond_trend`]), whoever's bursts make it.
+    /// not a queue building or draining ([`Self::is_noisy_beyond_trend`]), whoever's bursts make
+    /// it.
     pub fn trendless_jitter(&self) -> Duration {
         self.spread(self.trendless_difference)
     }
@@ -970,11 +971,9 @@ impl RoundSpread {
             self.last = seconds(self.sum / n);
             self.last_raw = seconds(self.raw_sum / n);
         }
-        *self = Self {
-            last: self.last,
-            last_raw: self.last_raw,
-            ..Self::default()
-        };
+        self.sum = 0.0;
+        self.raw_sum = 0.0;
+        self.frames = 0;
     }
 }
 
