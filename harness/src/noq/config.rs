@@ -68,7 +68,7 @@ impl NoqConfigs {
         sender.receive_window(varint(windows.sender_receive)?);
         sender.send_window(windows.send);
         receiver.send_window(windows.send);
-        sender.congestion_controller_factory(peer.factory());
+        sender.congestion_controller_factory(super::factory(peer));
         if flow.max_ack_delay.is_some() || flow.ack_every.is_some() {
             sender.ack_frequency_config(Some(ack_frequency(flow)));
         }

@@ -12,84 +12,33 @@
 
 mod config;
 
-use std::fmt;
 use std::sync::Arc;
 
 use noq_proto::congestion::{Bbr3Config, ControllerFactory, CubicConfig};
 
+pub use crate::scenario::NoqPeer;
 pub use config::{NoqConfigs, NoqIdentity};
 
 /// The stack the `noq-*` peers come from, as `discern list` shows it: the crate and the version
 /// requirement the harness builds it with (`Cargo.toml`).
 pub const SOURCE: &str = "noq-proto 1.4";
 
-/// A congestion controller of noq's, run by a noq endpoint pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NoqPeer {
-    /// `noq_proto::congestion::Bbr3`.
-    Bbr3,
-    /// `noq_proto::congestion::Cubic`, a control: what the glue changes shows against
-    /// `quinn-cubic`.
-    Cubic,
-}
-
-impl NoqPeer {
-    /// Every peer, in the order listings show them.
-    pub const ALL: [NoqPeer; 2] = [NoqPeer::Bbr3, NoqPeer::Cubic];
-
-    /// The id a scenario names it by.
-    pub fn id(self) -> &'static str {
-        match self {
-            NoqPeer::Bbr3 => "noq-bbr3",
-            NoqPeer::Cubic => "noq-cubic",
-        }
-    }
-
-    /// One line on what it is, for listings.
-    pub fn summary(self) -> &'static str {
-        match self {
-            NoqPeer::Bbr3 => "noq's BBRv3 (draft-ietf-ccwg-bbr-06), sender and receiver on noq",
-            NoqPeer::Cubic => "noq's CUBIC, sender and receiver on noq (a control for the glue)",
-        }
-    }
-
-    /// The peer `id` names (trimmed), if it names one.
-    pub fn parse(id: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.id() == id.trim())
-    }
-
-    /// The sender's controller factory.
-    ///
-    /// noq-proto 1.4 keeps `Bbr3Config::probe_rng_seed` private, with no setter, so BBRv3 draws
-    /// its probe timing (BBRPickProbeWait: ProbeBW's wait of 2 to 3 s and its Reno-coexistence
-    /// round bound, draft-ietf-ccwg-bbr-05 section 5.3.3.5.3) from the operating system: a
-    /// `noq-bbr3` flow is not reproducible from the run's seed. CUBIC draws nothing.
-    pub fn factory(self) -> Arc<dyn ControllerFactory + Send + Sync> {
-        match self {
-            NoqPeer::Bbr3 => Arc::new(Bbr3Config::default()),
-            NoqPeer::Cubic => Arc::new(CubicConfig::default()),
-        }
-    }
-}
-
-impl fmt::Display for NoqPeer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.id())
+/// The sender's controller factory of `peer`.
+///
+/// noq-proto 1.4 keeps `Bbr3Config::probe_rng_seed` private, with no setter, so BBRv3 draws
+/// its probe timing (BBRPickProbeWait: ProbeBW's wait of 2 to 3 s and its Reno-coexistence
+/// round bound, draft-ietf-ccwg-bbr-05 section 5.3.3.5.3) from the operating system: a
+/// `noq-bbr3` flow is not reproducible from the run's seed. CUBIC draws nothing.
+pub fn factory(peer: NoqPeer) -> Arc<dyn ControllerFactory + Send + Sync> {
+    match peer {
+        NoqPeer::Bbr3 => Arc::new(Bbr3Config::default()),
+        NoqPeer::Cubic => Arc::new(CubicConfig::default()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_round_trip_and_nothing_else_parses() {
-        for p in NoqPeer::ALL {
-            assert_eq!(NoqPeer::parse(&format!(" {} ", p.id())), Some(p));
-        }
-        assert_eq!(NoqPeer::parse("noq-bbr"), None);
-        assert_eq!(NoqPeer::parse("quinn-bbr"), None);
-    }
 
     #[test]
     fn the_source_names_the_version_cargo_builds() {

@@ -7,8 +7,6 @@ use std::str::FromStr;
 
 use quinn_discern::registry::{self, ControllerSpec, ParseError};
 
-use crate::noq::NoqPeer;
-
 /// The prefix of the kernel TCP ids: `tcp-cubic` is the kernel's `cubic`.
 pub const KERNEL_TCP_PREFIX: &str = "tcp-";
 
@@ -136,9 +134,61 @@ impl<'de> serde::Deserialize<'de> for FlowController {
     }
 }
 
+/// A congestion controller of noq's, run by a noq endpoint pair (`crate::noq` builds it): the
+/// name a scenario gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoqPeer {
+    /// `noq_proto::congestion::Bbr3`.
+    Bbr3,
+    /// `noq_proto::congestion::Cubic`, a control: what the glue changes shows against
+    /// `quinn-cubic`.
+    Cubic,
+}
+
+impl NoqPeer {
+    /// Every peer, in the order listings show them.
+    pub const ALL: [NoqPeer; 2] = [NoqPeer::Bbr3, NoqPeer::Cubic];
+
+    /// The id a scenario names it by.
+    pub fn id(self) -> &'static str {
+        match self {
+            NoqPeer::Bbr3 => "noq-bbr3",
+            NoqPeer::Cubic => "noq-cubic",
+        }
+    }
+
+    /// One line on what it is, for listings.
+    pub fn summary(self) -> &'static str {
+        match self {
+            NoqPeer::Bbr3 => "noq's BBRv3 (draft-ietf-ccwg-bbr-06), sender and receiver on noq",
+            NoqPeer::Cubic => "noq's CUBIC, sender and receiver on noq (a control for the glue)",
+        }
+    }
+
+    /// The peer `id` names (trimmed), if it names one.
+    pub fn parse(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.id() == id.trim())
+    }
+}
+
+impl fmt::Display for NoqPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_round_trip_and_nothing_else_parses() {
+        for p in NoqPeer::ALL {
+            assert_eq!(NoqPeer::parse(&format!(" {} ", p.id())), Some(p));
+        }
+        assert_eq!(NoqPeer::parse("noq-bbr"), None);
+        assert_eq!(NoqPeer::parse("quinn-bbr"), None);
+    }
 
     #[test]
     fn ids_resolve_once_to_a_quic_or_a_kernel_controller() {

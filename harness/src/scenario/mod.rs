@@ -19,7 +19,7 @@ mod reference;
 mod setting;
 mod trace;
 
-pub use controller::{FlowController, KernelTcp, KERNEL_TCP_PREFIX};
+pub use controller::{FlowController, KernelTcp, NoqPeer, KERNEL_TCP_PREFIX};
 pub use error::ScenarioError;
 pub use lies::{LieLength, LieWhen, LiedDelay, ReceiverLies, ACK_DELAY_EXPONENT, VARINT_MAX};
 pub use model::*;
