@@ -864,6 +864,7 @@ WRITTEN_ELSEWHERE = {
     "kernel-qdiscs": "scripts/kernel_eval.py",
     "kernel-startup": "scripts/kernel_eval.py",
     "realtime-noise": "scripts/realtime_noise.py",
+    "peer-kept-noise": "scripts/peer_kept_noise.py",
     "receivers": "scripts/receivers_eval.py",
     "receivers-that-lie": "scripts/liars_eval.py",
 }
