@@ -73,7 +73,11 @@
 //! the path model learns a noise floor ([`PathModel::noise_floor`]) from whether the delivery rate
 //! followed, and, where no buffer-filler has been met lately, from whether it fell as FAST's update
 //! shrank the window over a queue that did not drain: FAST otherwise shrinks the window on noise
-//! round after round, and a probe every eight rounds does not make up for it. The floor is taken
+//! round after round, and a probe every eight rounds does not make up for it. A window that lost
+//! more than an eighth of itself to congestion overflowed a buffer, and the rounds around it read
+//! no pipe: another flow that backs off from the same overflow frees the rate this flow then
+//! gains, over a queue that is that flow's, and the comparison would learn the queue as noise
+//! (the path model forgets its rounds, [`PathModel::forget_rounds`]). The floor is taken
 //! out of the standing queue and of the queue a lost packet met, added to the minimum RTT as the
 //! RTT of an empty queue, and added to the guard; whose queue it is is read past the jitter as
 //! well. On other paths the jitter stays far below the target, and nothing changes.
@@ -186,6 +190,11 @@ const NOISY_BW_ROUNDS: usize = 10;
 /// cap it sets on the window floor grows back a round.
 const FLOOR_LOSS_SHARE: u64 = 50;
 const FLOOR_CAP_GROWTH: f64 = 1.125;
+/// One over the share of a window that, lost to congestion within one window, shows a buffer's
+/// overflow: a random channel of a few percent loses an eighth of a window only by rare chance,
+/// and the overshoot of a slow start or of two flows meeting a full drop-tail buffer loses a
+/// third or more.
+const OVERFLOW_SHARE: u64 = 8;
 /// Rounds after the flow last met a buffer-filler before the noisy path's window floor applies
 /// again, and before the path model reads a fall of the data in flight for noise
 /// ([`PathModel::set_other_flow_near`]): as long as the peak-rate memory of the path model, since
@@ -1096,6 +1105,12 @@ fn beyond_floor_loss_share(event: &CongestionEvent, losses_in_window: u64) -> bo
     losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
 }
 
+/// Whether a window lost more than [`OVERFLOW_SHARE`] of itself, and more than four packets (a
+/// small window loses that many to a lossy channel's burst), in one window: a buffer overflowed.
+fn overflowed(event: &CongestionEvent, losses_in_window: u64) -> bool {
+    losses_in_window > (event.window_packets / OVERFLOW_SHARE).max(4)
+}
+
 impl Algorithm for ShortQueueAlgorithm {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
@@ -1164,6 +1179,12 @@ impl Algorithm for ShortQueueAlgorithm {
             && beyond_floor_loss_share(event, evidence.losses_in_window)
         {
             self.cap_floor(reduced);
+        }
+        if verdict == Verdict::Congestion && overflowed(event, evidence.losses_in_window) {
+            self.discriminator
+                .classifier_mut()
+                .path_mut()
+                .forget_rounds();
         }
         if reduced {
             self.delay_ended_start = false;

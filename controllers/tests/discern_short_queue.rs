@@ -737,6 +737,25 @@ fn on_a_jittered_path_delay_that_the_rate_shows_to_be_noise_does_not_shrink_the_
     assert!(path.cwnd() >= before, "{} then {}", before, path.cwnd());
 }
 
+#[test]
+fn rounds_around_a_buffer_s_overflow_teach_no_noise_floor() {
+    // The jittered rounds of the test above, which teach a noise floor of 6 ms, with a window
+    // that loses a fifth of itself (five packets at least) every fourth round: a buffer's
+    // overflow, whose rounds read no pipe (another flow backing off from the same overflow frees
+    // the rate this one gains).
+    let mut path = settled();
+    for round in 0..40 {
+        jittered_round(&mut path, None);
+        if round % 4 == 3 {
+            let decision = path.lose((path.cwnd() / MSS / 5 + 1).max(5));
+            expect_verdict(&decision, Verdict::Congestion);
+        }
+    }
+    let path_model = path.algorithm.classifier().path();
+    assert!(path_model.is_noisy());
+    assert_eq!(path_model.noise_floor(), Duration::ZERO);
+}
+
 /// A path that has shown noise: 40 jittered rounds of a pipe never full.
 fn noisy() -> Path<ShortQueueAlgorithm> {
     let mut path = settled();

@@ -575,6 +575,15 @@ impl PathModel {
         !self.other_flow_near && self.is_noisy_beyond_trend()
     }
 
+    /// Forgets the rounds [`Self::learn_noise`] compares, so that its next reading compares
+    /// rounds that come after now. Its owner calls this where a buffer overflowed: the rate and
+    /// the data in flight of the rounds around an overflow read no pipe. Another flow that backs
+    /// off from the same overflow frees the rate this flow then gains, while the queue stands,
+    /// and the comparison would take that flow's queue for noise.
+    pub fn forget_rounds(&mut self) {
+        self.history.clear();
+    }
+
     /// The means over `rounds` of the history's rounds.
     fn history_mean(&self, rounds: std::ops::Range<usize>) -> RoundsMean {
         let n = rounds.len() as f64;
@@ -1092,6 +1101,29 @@ mod tests {
         // Beside a buffer-filler, the rate falls with the window as the other flow takes what it
         // frees: no reading.
         assert_eq!(learnt(&fall, true), Duration::from_millis(8));
+    }
+
+    #[test]
+    fn a_rise_read_across_an_overflow_is_no_reading_of_the_pipe() {
+        // The data in flight rises by an eighth and the rate with it, over the same 20 ms: the
+        // pipe was not full, and the 20 ms were noise. So a jittered path reads; so does a flow
+        // whose neighbour is backing off from the overflow both just met, over its queue.
+        let before = rounds(290_000.0, 1.7e6, 20);
+        let after = rounds(330_000.0, 1.9e6, 20);
+        let learnt = |overflow_between: bool| {
+            let mut path = fed(|i| 2.0 * f64::from(i % 2), in_pairs);
+            path.history = before.iter().copied().collect();
+            if overflow_between {
+                path.forget_rounds();
+            }
+            path.history.extend(after);
+            path.learn_noise();
+            path.noise
+        };
+        assert_eq!(learnt(false), Duration::from_millis(20));
+        // Across the overflow the rounds before it are forgotten, and three rounds make no
+        // comparison: the queue is not taken for noise.
+        assert_eq!(learnt(true), Duration::ZERO);
     }
 
     /// `path` fed `frames` more frames of two packets each, acknowledged one by one so that
