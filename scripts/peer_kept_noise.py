@@ -28,6 +28,7 @@ import argparse
 import csv
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -211,6 +212,8 @@ def main():
     if not a.reuse:
         if not BINARY.exists():
             sys.exit(f"{BINARY} not found: cargo build --release -p quinn-discern-harness")
+        # A board and reruns of an earlier draw would mix with this one's under the same names.
+        shutil.rmtree(a.out, ignore_errors=True)
         run([BINARY, "score", "--paths", str(a.paths), "--path-seed", str(a.path_seed),
              "--controller", ",".join(controllers), "--jobs", str(a.jobs), "--out", board],
             stdout=subprocess.DEVNULL)
