@@ -575,8 +575,8 @@ impl PathModel {
         !self.other_flow_near && self.is_noisy_beyond_trend()
     }
 
-    /// Forgets the rounds [`Self::learn_noise`] compares, so that its next reading compares
-    /// rounds that come after now. Its owner calls this where a buffer overflowed: the rate and
+    /// Forgets the rounds that the reading of the noise floor ([`Self::noise_floor`]) compares,
+    /// so that its next reading compares rounds that come after now. Its owner calls this where a buffer overflowed: the rate and
     /// the data in flight of the rounds around an overflow read no pipe. Another flow that backs
     /// off from the same overflow frees the rate this flow then gains, while the queue stands,
     /// and the comparison would take that flow's queue for noise.
