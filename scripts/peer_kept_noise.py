@@ -25,13 +25,13 @@ twentieth of what its two flows delivered, and no receiver closed), the same for
 """
 
 import argparse
-import csv
 import json
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -62,11 +62,10 @@ def flows(run_dir):
     return json.loads((run_dir / "summary.json").read_text())["flows"]
 
 
-def seed_of(scenario):
-    m = re.search(r"^seed\s*=\s*(\d+)", scenario.read_text(), re.M)
-    if not m:
-        sys.exit(f"{scenario}: no `seed = N` line; was it written by `discern score --paths`?")
-    return int(m.group(1))
+def scenario(run_dir):
+    """The scenario `discern score --paths` wrote for a run: its `seed` and `description`."""
+    with open(run_dir / "scenario.toml", "rb") as f:
+        return tomllib.load(f)
 
 
 class Rerun:
@@ -79,7 +78,7 @@ class Rerun:
         return self.board_run if k == 0 else self.out / f"seed+{k}"
 
     def run(self):
-        seed = seed_of(self.board_run / "scenario.toml")
+        seed = scenario(self.board_run)["seed"]
         for k in self.missing():
             cmd = [BINARY, "run", self.board_run / "scenario.toml", "--set", f"seed={seed + k}",
                    "--allow-incomplete", "--out", self.seed_dir(k)]
@@ -128,28 +127,13 @@ def plan(board, controllers, out):
     return paths
 
 
-def describe(board):
-    with open(board / "paths.csv") as f:
-        rows = list(csv.DictReader(f))
-    out = {}
-    for r in rows:
-        loss = "no loss" if r["loss_model"] == "none" else f"{r['loss_model']} {float(r['loss_rate']):.2%}"
-        jitter = "" if r["jitter_model"] == "none" else f", {r['jitter_model']} jitter {r['jitter_ms']} ms"
-        link = (f"{float(r['capacity_mbit']):.1f} Mbit/s" if r["capacity"] == "fixed"
-                else f"trace {r['capacity'].removesuffix('.down')}")
-        buffer = (f"drop-tail {r['buffer_bdp']} BDP" if r["queue"] == "drop-tail" else r["queue"])
-        out[int(r["path"])] = (f"{link}, {float(r['rtt_ms']):.0f} ms, {buffer}, {loss}{jitter}, "
-                               f"{r['peer']} ({r['peer_timing']})")
-    return out
-
-
 def spread_row(label, values):
     return (f"| {label} | {len(values)} | {statistics.mean(values):.2f} | "
             f"{quantile(values, 0.1):.2f} | {quantile(values, 0.25):.2f} | "
             f"{quantile(values, 0.5):.2f} |")
 
 
-def table(args, draw, paths, controllers):
+def table(draw, paths, controllers):
     measured = {p: r for p, r in paths.items() if r["reference"].qualifies(0)}
     ref = {p: r["reference"] for p, r in measured.items()}
     lines = [
@@ -178,12 +162,13 @@ def table(args, draw, paths, controllers):
     low = sorted(
         (r[first].mean_peer(range(3)) / ref[p].mean_peer(range(3)), p) for p, r in measured.items())
     low = [(kept, p) for kept, p in low if kept < GOAL_P10]
-    described = describe(args.out / "board")
     lines += ["", f"The paths where the peer keeps less than {GOAL_P10} beside `{first}` over three "
               "seeds, with what it keeps beside its own kind at three other seeds:", ""]
     for kept, p in low:
         own = ref[p].mean_peer(range(3, 6)) / ref[p].mean_peer(range(3))
-        lines.append(f"- path {p}: {kept:.2f} (own kind {own:.2f}); {described[p]}")
+        # "random path K: <the path>"
+        described = scenario(ref[p].board_run)["description"].split(": ", 1)[-1]
+        lines.append(f"- path {p}: {kept:.2f} (own kind {own:.2f}); {described}")
     lines += ["", f"Written by `scripts/peer_kept_noise.py --paths {draw['paths']} --path-seed "
               f"{draw['path_seed']}`: the board's run of each path is seed 0, the reruns "
               f"(`discern run SCENARIO --set seed=...`) seeds 1 to {REFERENCE_SEEDS} of the "
@@ -233,7 +218,7 @@ def main():
     if a.reuse and (draw["path_seed"], draw["paths"]) != (a.path_seed, a.paths):
         sys.exit(f"--reuse: {board} holds {draw['paths']} paths of seed {draw['path_seed']}, not "
                  f"{a.paths} of seed {a.path_seed}; give those, or run without --reuse")
-    text = table(a, draw, paths, controllers)
+    text = table(draw, paths, controllers)
     print(text)
     if not a.print:
         replace_between(ROOT / "docs" / "RESULTS.md", MARKER, text)

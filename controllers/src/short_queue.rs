@@ -126,7 +126,8 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{
-    beyond_a_channel, half_window_lost, Discriminator, LossCause, PathModel, ShortQueue,
+    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, PathModel,
+    ShortQueue,
 };
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
@@ -1105,12 +1106,6 @@ fn beyond_floor_loss_share(event: &CongestionEvent, losses_in_window: u64) -> bo
     losses_in_window.saturating_mul(FLOOR_LOSS_SHARE) > event.window_packets
 }
 
-/// Whether a window lost more than [`OVERFLOW_SHARE`] of itself, and more than four packets (a
-/// small window loses that many to a lossy channel's burst), in one window: a buffer overflowed.
-fn overflowed(event: &CongestionEvent, losses_in_window: u64) -> bool {
-    losses_in_window > (event.window_packets / OVERFLOW_SHARE).max(4)
-}
-
 impl Algorithm for ShortQueueAlgorithm {
     fn on_ack(&mut self, ack: &Ack) {
         self.discriminator.on_ack(ack);
@@ -1180,7 +1175,10 @@ impl Algorithm for ShortQueueAlgorithm {
         {
             self.cap_floor(reduced);
         }
-        if verdict == Verdict::Congestion && overflowed(event, evidence.losses_in_window) {
+        // A buffer overflowed: the rounds around it read no pipe (see `OVERFLOW_SHARE`).
+        if verdict == Verdict::Congestion
+            && lost_share_of_window(event, evidence.losses_in_window, OVERFLOW_SHARE)
+        {
             self.discriminator
                 .classifier_mut()
                 .path_mut()

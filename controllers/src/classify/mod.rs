@@ -197,7 +197,17 @@ pub(crate) fn beyond_a_channel(event: &CongestionEvent, losses_in_window: u64) -
 /// small window loses half of itself to a burst of a lossy channel's): no random channel does
 /// that.
 pub(crate) fn half_window_lost(event: &CongestionEvent, losses_in_window: u64) -> bool {
-    losses_in_window > (event.window_packets / 2).max(4)
+    lost_share_of_window(event, losses_in_window, 2)
+}
+
+/// Whether more than one `nth` of the window was lost in one window, and more than four packets
+/// (a small window loses that many to a lossy channel's burst).
+pub(crate) fn lost_share_of_window(
+    event: &CongestionEvent,
+    losses_in_window: u64,
+    nth: u64,
+) -> bool {
+    losses_in_window > (event.window_packets / nth).max(4)
 }
 
 /// Losses in one window past which a sender must slow down for its receiver's sake, a quarter
