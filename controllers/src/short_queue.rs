@@ -41,7 +41,10 @@
 //!   does, which shares an AQM's drops evenly; where that queue is the one that ended slow start
 //!   while the delivery rate still grew, and has stood since, NewReno would still be in slow start,
 //!   and the flow takes it up again until a loss (`resume_newreno_start`: a jitter offset or
-//!   another flow's queue, read as the flow's own). Deeper, a buffer-filler is at work (CUBIC,
+//!   another flow's queue, read as the flow's own); so it does where such a queue stands for
+//!   [`DROPLESS_SHARED_ROUNDS`] rounds with no congestion loss on a path that shows noise
+//!   (`resume_dropless_start`): an AQM drops from the queue it keeps, and that one is a jitter
+//!   offset the noise floor has not learnt. Deeper, a buffer-filler is at work (CUBIC,
 //!   which most hosts run, or BBR): the flow reopens slow start from the small window its yielding
 //!   left (limited, RFC 3742), then grows and backs off as CUBIC (RFC 9438; [`Competing`]), whose
 //!   Reno-friendly region still leaves a Reno flow its share. CUBIC's `W_max` is the window that
@@ -201,6 +204,11 @@ const OVERFLOW_SHARE: u64 = 8;
 /// ([`PathModel::set_other_flow_near`]): as long as the peak-rate memory of the path model, since
 /// a buffer-filler that comes and goes shows as delay noise too.
 const FLOOR_QUIET_ROUNDS: u64 = 100;
+/// Rounds a shared queue below [`DEEP_QUEUE`] may stand without a congestion loss on a path that
+/// shows noise before it counts as no AQM's ([`ShortQueueAlgorithm`]'s `resume_dropless_start`):
+/// CoDel drops once its queue has stood above 5 ms for its 100 ms interval (RFC 8289 section
+/// 4.4), which on a 5 ms path is twenty rounds, and PIE sooner.
+const DROPLESS_SHARED_ROUNDS: u64 = 32;
 
 /// How the flow grows and backs off while another flow keeps the queue standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -392,6 +400,9 @@ pub struct ShortQueueAlgorithm {
     /// (not by a drain probe, which ends the mode where the other flow has gone and the refill
     /// may take the link back).
     left_shared_at: Option<u64>,
+    /// The round of the latest congestion verdict, or of the latest entry into the shared mode
+    /// if later ([`Self::resume_dropless_start`]).
+    dropless_since: u64,
 }
 
 impl ShortQueueAlgorithm {
@@ -416,6 +427,7 @@ impl ShortQueueAlgorithm {
             owner: QueueOwner::OWN,
             yielding: None,
             left_shared_at: None,
+            dropless_since: 0,
             competing,
             contested: false,
             contested_at: None,
@@ -501,8 +513,10 @@ impl ShortQueueAlgorithm {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
                     self.contested = false;
+                    self.dropless_since = self.dropless_since.max(self.path().rounds());
                     self.resume_newreno_start(did_not_shrink);
                 }
+                self.resume_dropless_start(beyond_noise);
                 if self.contested {
                     self.deepest_queue = self.deepest_queue.max(queue);
                     self.drain_probe(beyond_noise, target);
@@ -668,6 +682,28 @@ impl ShortQueueAlgorithm {
     /// over.
     fn resume_newreno_start(&mut self, did_not_shrink: bool) {
         if std::mem::take(&mut self.delay_ended_start) && did_not_shrink {
+            self.window.reopen_slow_start(u64::MAX);
+        }
+    }
+
+    /// NewReno's slow start, taken up again in the shared mode where the queue, below
+    /// [`DEEP_QUEUE`] (read past the jitter), has stood for [`DROPLESS_SHARED_ROUNDS`] rounds with
+    /// no congestion loss on a path that shows noise ([`PathModel::shows_noise`]). That queue is
+    /// no AQM's, which drops while its queue stands above its target, nor a buffer-filler's, which
+    /// grows past [`DEEP_QUEUE`]: it is the offset of order-keeping jitter that the noise floor
+    /// has not learnt, read as a queue that does not answer the flow's shrinking. NewReno's manners
+    /// there grow a packet a round from where a drain probe or a loss response left the window,
+    /// far below a pipe that NewReno itself fills, since its slow start ends on a loss, not on
+    /// delay (RFC 9002 section 7.3.1). The next congestion verdict ends it as it ends NewReno's.
+    fn resume_dropless_start(&mut self, queue: Duration) {
+        let rounds = self.path().rounds();
+        let dropless = !self.contested
+            && queue < DEEP_QUEUE
+            && !self.window.in_slow_start()
+            && self.path().shows_noise()
+            && rounds >= self.dropless_since.saturating_add(DROPLESS_SHARED_ROUNDS);
+        if dropless {
+            self.dropless_since = rounds;
             self.window.reopen_slow_start(u64::MAX);
         }
     }
@@ -1183,6 +1219,9 @@ impl Algorithm for ShortQueueAlgorithm {
                 .classifier_mut()
                 .path_mut()
                 .forget_rounds();
+        }
+        if verdict == Verdict::Congestion {
+            self.dropless_since = self.path().rounds();
         }
         if reduced {
             self.delay_ended_start = false;

@@ -1220,3 +1220,89 @@ fn delay_noise_within_a_target_leaves_the_guard_at_its_base() {
     let decision = path.lose(1);
     expect_verdict(&decision, Verdict::Congestion);
 }
+
+/// A path that has shown noise, where a buffer-filler came (a queue deeper than the window
+/// floor keeps, which the flow contested) and went, and then an offset of `offset` on top of the
+/// jitter stands whatever the flow does, on a link the flow's window fills: read, with a
+/// buffer-filler met lately, as another flow's queue. Returns the path once the flow shares it,
+/// with no loss since the contest, and the link's capacity (bytes a second).
+fn shared_beside_a_jitter_offset(offset: Duration) -> (Path<ShortQueueAlgorithm>, f64) {
+    let mut path = noisy();
+    let capacity = path.cwnd() as f64 / RTT.as_secs_f64();
+    let jittered = |extra: Duration| (6 * MS + extra, 16 * MS + extra);
+    let mut rounds = 0;
+    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
+        assert!(
+            rounds < 20,
+            "a 150 ms queue stood 20 rounds, still the flow's own"
+        );
+        jittered_round_between(&mut path, Some(capacity), jittered(150 * MS));
+        rounds += 1;
+    }
+    // The buffer-filler has gone: a drain probe finds the queue the flow's own.
+    let mut rounds = 0;
+    while !matches!(path.algorithm.owner(), QueueOwner::Own { .. }) {
+        assert!(
+            rounds < 80,
+            "the buffer-filler left 80 rounds ago, still shared"
+        );
+        jittered_round_between(&mut path, Some(capacity), jittered(Duration::ZERO));
+        rounds += 1;
+    }
+    let mut rounds = 0;
+    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
+        assert!(
+            rounds < 20,
+            "the offset stood 20 rounds, still the flow's own"
+        );
+        jittered_round_between(&mut path, Some(capacity), jittered(offset));
+        rounds += 1;
+    }
+    (path, capacity)
+}
+
+#[test]
+fn a_shared_queue_that_no_loss_comes_from_on_a_noisy_path_gives_back_newreno_s_slow_start() {
+    let (mut path, capacity) = shared_beside_a_jitter_offset(40 * MS);
+    assert!(!path.window().in_slow_start());
+    // No AQM keeps a queue standing without dropping, and a buffer-filler's grows: it is the
+    // jitter's offset, and NewReno there would still be in slow start, which a loss ends. (The
+    // synthetic path's round trips span two of the algorithm's rounds: 80 of them are 40 rounds.)
+    let mut rounds = 0;
+    while !path.window().in_slow_start() {
+        assert!(
+            rounds < 80,
+            "80 round trips without a loss and no slow start"
+        );
+        jittered_round_between(&mut path, Some(capacity), (46 * MS, 56 * MS));
+        rounds += 1;
+    }
+    // Limited slow start (RFC 3742) on a window this large: 256 packets a round, where
+    // NewReno's avoidance adds one.
+    let from = path.cwnd();
+    for _ in 0..4 {
+        jittered_round_between(&mut path, Some(capacity), (46 * MS, 56 * MS));
+    }
+    let grown = (path.cwnd() - from) / MSS;
+    assert!(grown >= 256, "grew {grown} packets");
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(!path.window().in_slow_start());
+}
+
+#[test]
+fn a_shared_queue_an_aqm_drops_from_keeps_newreno_s_growth() {
+    let (mut path, capacity) = shared_beside_a_jitter_offset(40 * MS);
+    // A loss every eight of the algorithm's rounds, as an AQM drops from a queue it keeps.
+    for round in 0..160 {
+        jittered_round_between(&mut path, Some(capacity), (46 * MS, 56 * MS));
+        assert!(
+            !path.window().in_slow_start(),
+            "slow start in round trip {round}"
+        );
+        if round % 16 == 15 {
+            expect_verdict(&path.lose(1), Verdict::Congestion);
+        }
+    }
+    assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
+}
