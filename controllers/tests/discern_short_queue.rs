@@ -1229,35 +1229,21 @@ fn delay_noise_within_a_target_leaves_the_guard_at_its_base() {
 fn shared_beside_a_jitter_offset(offset: Duration) -> (Path<ShortQueueAlgorithm>, f64) {
     let mut path = noisy();
     let capacity = path.cwnd() as f64 / RTT.as_secs_f64();
-    let jittered = |extra: Duration| (6 * MS + extra, 16 * MS + extra);
-    let mut rounds = 0;
-    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
-        assert!(
-            rounds < 20,
-            "a 150 ms queue stood 20 rounds, still the flow's own"
-        );
-        jittered_round_between(&mut path, Some(capacity), jittered(150 * MS));
-        rounds += 1;
-    }
+    let shared = |path: &Path<ShortQueueAlgorithm>| {
+        matches!(path.algorithm.owner(), QueueOwner::Shared { .. })
+    };
+    let mut until = |what: &str, extra: Duration, rounds: usize, shares: bool| {
+        let noise = (6 * MS + extra, 16 * MS + extra);
+        let reached = (0..rounds).any(|_| {
+            jittered_round_between(&mut path, Some(capacity), noise);
+            shared(&path) == shares
+        });
+        assert!(reached, "{what}: not reached in {rounds} round trips");
+    };
+    until("a 150 ms queue read as shared", 150 * MS, 20, true);
     // The buffer-filler has gone: a drain probe finds the queue the flow's own.
-    let mut rounds = 0;
-    while !matches!(path.algorithm.owner(), QueueOwner::Own { .. }) {
-        assert!(
-            rounds < 80,
-            "the buffer-filler left 80 rounds ago, still shared"
-        );
-        jittered_round_between(&mut path, Some(capacity), jittered(Duration::ZERO));
-        rounds += 1;
-    }
-    let mut rounds = 0;
-    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
-        assert!(
-            rounds < 20,
-            "the offset stood 20 rounds, still the flow's own"
-        );
-        jittered_round_between(&mut path, Some(capacity), jittered(offset));
-        rounds += 1;
-    }
+    until("the queue the flow's own again", Duration::ZERO, 80, false);
+    until("the offset read as shared", offset, 20, true);
     (path, capacity)
 }
 
