@@ -400,8 +400,8 @@ pub struct ShortQueueAlgorithm {
     /// (not by a drain probe, which ends the mode where the other flow has gone and the refill
     /// may take the link back).
     left_shared_at: Option<u64>,
-    /// The round of the latest congestion verdict, or of the latest entry into the shared mode
-    /// if later ([`Self::resume_dropless_start`]).
+    /// The round of the latest congestion verdict or entry into the shared mode, whichever came
+    /// later ([`Self::resume_dropless_start`]).
     dropless_since: u64,
 }
 
@@ -513,7 +513,7 @@ impl ShortQueueAlgorithm {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
                     self.contested = false;
-                    self.dropless_since = self.dropless_since.max(self.path().rounds());
+                    self.dropless_since = self.path().rounds();
                     self.resume_newreno_start(did_not_shrink);
                 }
                 self.resume_dropless_start(beyond_noise);
@@ -1134,6 +1134,23 @@ impl ShortQueueAlgorithm {
             }
         }
     }
+
+    /// What a congestion verdict tells beyond the loss response: a window that lost more than a
+    /// channel does caps the noisy path's floor ([`Self::cap_floor`]); one that overflowed a
+    /// buffer ([`OVERFLOW_SHARE`]) leaves rounds that read no pipe, which the path model forgets;
+    /// and the shared queue has dropped ([`Self::resume_dropless_start`]).
+    fn note_congestion(&mut self, event: &CongestionEvent, losses_in_window: u64, reduced: bool) {
+        if beyond_floor_loss_share(event, losses_in_window) {
+            self.cap_floor(reduced);
+        }
+        if lost_share_of_window(event, losses_in_window, OVERFLOW_SHARE) {
+            self.discriminator
+                .classifier_mut()
+                .path_mut()
+                .forget_rounds();
+        }
+        self.dropless_since = self.path().rounds();
+    }
 }
 
 /// Whether a window lost more than BBRv3's 2 % (`BBRLossThresh`, draft-cardwell-ccwg-bbr section
@@ -1206,22 +1223,8 @@ impl Algorithm for ShortQueueAlgorithm {
         } else {
             false
         };
-        if verdict == Verdict::Congestion
-            && beyond_floor_loss_share(event, evidence.losses_in_window)
-        {
-            self.cap_floor(reduced);
-        }
-        // A buffer overflowed: the rounds around it read no pipe (see `OVERFLOW_SHARE`).
-        if verdict == Verdict::Congestion
-            && lost_share_of_window(event, evidence.losses_in_window, OVERFLOW_SHARE)
-        {
-            self.discriminator
-                .classifier_mut()
-                .path_mut()
-                .forget_rounds();
-        }
         if verdict == Verdict::Congestion {
-            self.dropless_since = self.path().rounds();
+            self.note_congestion(event, evidence.losses_in_window, reduced);
         }
         if reduced {
             self.delay_ended_start = false;

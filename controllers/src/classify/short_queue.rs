@@ -576,10 +576,10 @@ impl PathModel {
     }
 
     /// Forgets the rounds that the reading of the noise floor ([`Self::noise_floor`]) compares,
-    /// so that its next reading compares rounds that come after now. Its owner calls this where a buffer overflowed: the rate and
-    /// the data in flight of the rounds around an overflow read no pipe. Another flow that backs
-    /// off from the same overflow frees the rate this flow then gains, while the queue stands,
-    /// and the comparison would take that flow's queue for noise.
+    /// so that its next reading compares rounds that come after now. Its owner calls this where a
+    /// buffer overflowed: the rate and the data in flight of the rounds around an overflow read no
+    /// pipe. Another flow that backs off from the same overflow frees the rate this flow then
+    /// gains, while the queue stands, and the comparison would take that flow's queue for noise.
     pub fn forget_rounds(&mut self) {
         self.history.clear();
     }
