@@ -375,6 +375,8 @@ pub struct ShortQueueAlgorithm {
     shared_growth: Growth,
     drain: DrainProbe,
     sent_windows: SentWindows,
+    /// The most bytes in flight in the round under way ([`Self::holds_too_little_of`]).
+    round_flight: u64,
     rounds_seen: u64,
     /// When the first ACK frame arrived ([`Self::in_first_flight`]).
     first_ack_at: Option<Instant>,
@@ -441,6 +443,7 @@ impl ShortQueueAlgorithm {
             },
             drain: DrainProbe::default(),
             sent_windows: SentWindows::default(),
+            round_flight: 0,
             rounds_seen: 0,
             first_ack_at: None,
             exit_check: None,
@@ -977,15 +980,21 @@ impl ShortQueueAlgorithm {
         }
     }
 
-    /// Whether the window holds less than [`HELD_QUEUE_SHARE`] of the bytes `queue` stands for at
+    /// Whether the flow holds less than [`HELD_QUEUE_SHARE`] of the bytes `queue` stands for at
     /// the flow's peak delivery rate: a standing queue holds its delay times the bottleneck's rate,
     /// which the flow's peak rate reaches where the capacity has not fallen since, and a flow's own
     /// queue is part of its data in flight. A queue that falls because another flow drains what its
     /// start-up queued (BBR's drain) passes the shrinking test however little of it is this flow's;
-    /// this reads what is left.
+    /// this reads what is left. What the flow holds is the larger of its window and the most it
+    /// had in flight this round: the round's queue was built from the packets it acknowledges,
+    /// sent under the window before the round's cuts, and a cut takes no packet out of flight. On
+    /// a pipe of a few packets, a slow start that the rate ends overshoots it several times over
+    /// (the rate's check waits three rounds), and FAST's update cuts the window below half the
+    /// queue that leaves while the queue still drains.
     fn holds_too_little_of(&self, queue: Duration) -> bool {
         let bytes = queue.as_secs_f64() * self.path().peak_rate();
-        (self.window.cwnd() as f64) < HELD_QUEUE_SHARE * bytes
+        let held = self.window.cwnd().max(self.round_flight);
+        (held as f64) < HELD_QUEUE_SHARE * bytes
     }
 
     /// FAST TCP's update with `gamma = 1/2`: halfway to the window that would leave `target`
@@ -1184,6 +1193,8 @@ impl Algorithm for ShortQueueAlgorithm {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.first_ack_at.get_or_insert(batch.now);
+        let flight = batch.in_flight.saturating_add(batch.acked_bytes);
+        self.round_flight = self.round_flight.max(flight);
         self.discriminator.on_ack_batch(batch);
         let rounds = self.path().rounds();
         let recent = self.path().recent_queue();
@@ -1193,6 +1204,7 @@ impl Algorithm for ShortQueueAlgorithm {
         if rounds != self.rounds_seen {
             self.rounds_seen = rounds;
             self.on_round_end();
+            self.round_flight = 0;
             self.sent_windows.note(batch.now, self.window.cwnd());
         } else if let Some(queue) = self.delay_exit_reached() {
             self.on_delay_exit(queue);

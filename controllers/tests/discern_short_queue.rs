@@ -995,6 +995,25 @@ fn a_queue_that_peaks_after_slow_start_and_then_falls_is_the_flow_s_own() {
 }
 
 #[test]
+fn a_queue_the_flow_s_last_flight_built_stays_its_own_while_the_window_that_answers_it_is_cut() {
+    let mut path = settled();
+    // The flow's own overshoot: the queue climbs to 320 ms, three times the pipe, and falls as
+    // FAST's update cuts the window. By the round that reads 60 ms, the window is below half the
+    // bytes 60 ms stands for; but that round acknowledges packets sent under the window before
+    // the cut, and those in flight hold more than half of them. (Each step is one of the
+    // algorithm's rounds, two to a window.)
+    for queueing in [40, 160, 320, 320, 200, 120, 80, 60, 40] {
+        queue_for(&mut path, queueing * MS, 1);
+        assert!(
+            matches!(path.algorithm.owner(), QueueOwner::Own { .. }),
+            "at {queueing} ms: {:?} at {} packets",
+            path.algorithm.owner(),
+            path.cwnd_packets()
+        );
+    }
+}
+
+#[test]
 fn a_queue_that_falls_from_another_flow_s_peak_but_outgrows_the_window_is_shared() {
     let mut path = settled();
     // Another flow's start-up queues 120 ms and drains to the 55 ms it keeps (BBR's drain): down
