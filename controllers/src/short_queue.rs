@@ -65,8 +65,7 @@
 //! worth of bytes a round, however empty the queue: a policer has none to show.
 //!
 //! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame, or on average
-//! over the frames of the last round, by more than the target, or a noise floor learnt holds while
-//! the frames arrive in clumps, as no queue delivers them) cannot tell the flow's queue from
+//! over the frames of the last round, by more than the target) cannot tell the flow's queue from
 //! delay noise. Per-packet jitter that keeps packets in order holds every packet behind a late one,
 //! so the delay it adds grows with the rate and reads as a queue that grows with the window: on
 //! `jitter-30M-30ms-1%` (3 ms mean exponential jitter) the standing queue read 4 ms at 5 Mbit/s and

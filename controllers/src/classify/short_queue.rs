@@ -408,29 +408,8 @@ impl PathModel {
     /// next while the delay still wanders by the jitter. Read frame by frame, the path turned
     /// from noisy to quiet and back within a round, and each quiet spell read the jitter as a
     /// queue, to be shed, and every loss in it as congestion.
-    ///
-    /// A noise floor above the target, once learnt ([`Self::noise_floor`]), keeps the path noisy
-    /// while its frames arrive in clumps ([`Self::own_burst_step`] is zero), however little they
-    /// spread: order-keeping jitter at a high rate steps frame to frame by packet times while it
-    /// offsets the whole delay by milliseconds (`floor_holds_in_clumps`).
     pub fn is_noisy(&self) -> bool {
-        self.jitter_beyond_target()
-            || self.noisy_over_round(self.round_spread.last)
-            || self.floor_holds_in_clumps()
-    }
-
-    /// Whether a noise floor above the target has been learnt ([`Self::noise_floor`]) and the
-    /// frames arrive in clumps ([`Self::own_burst_step`] is zero: an eighth or more of them
-    /// together). Order-keeping jitter at a high rate holds every packet behind the latest late
-    /// one: the delay stands milliseconds above the minimum, the offset the floor learnt from the
-    /// rate, while successive frames step by a packet time or less as each clump drains, so
-    /// their spread falls to the target and below for rounds at a time. Read by the spread alone,
-    /// the path turned quiet for those rounds, the offset read as a queue, and the flow shed it
-    /// and called random losses congestion, round after round. Clumps are what no queue makes: a
-    /// bottleneck, shared or not, delivers packets a packet time apart, so a queue another flow
-    /// keeps (which spreads the delay as jitter does) does not hold the floor.
-    fn floor_holds_in_clumps(&self) -> bool {
-        self.noise > self.target() && self.own_burst_step() == Duration::ZERO
+        self.jitter_beyond_target() || self.noisy_over_round(self.round_spread.last)
     }
 
     /// Whether the spread of the latest frames exceeds the target.
@@ -524,9 +503,7 @@ impl PathModel {
     /// a receiver that claims the queue as ACK Delay, capped frame by frame, makes the
     /// corrected samples jump where the raw ones, at a full queue, stand still.
     fn raw_is_noisy(&self) -> bool {
-        self.raw_jitter_beyond_target()
-            || self.noisy_over_round(self.round_spread.last_raw)
-            || self.floor_holds_in_clumps()
+        self.raw_jitter_beyond_target() || self.noisy_over_round(self.round_spread.last_raw)
     }
 
     fn raw_jitter_beyond_target(&self) -> bool {
@@ -558,11 +535,11 @@ impl PathModel {
     /// per-packet jitter grows with the rate, so it reads as a queue that grows with the window).
     /// Falling (where [`Self::reads_falls`]): a rate that fell by three quarters as much or more
     /// shows the same of the rounds after. A rate that moved by less than a quarter as much shows
-    /// the pipe full: the floor loses a quarter, so that a queue once taken for noise is shed, and
-    /// is gone once within the target, which holds that much queue anyway. Each reading starts a fresh comparison ([`read_pipe`]).
+    /// the pipe full: the floor loses a quarter, so that a queue once taken for noise is shed.
+    /// Each reading starts a fresh comparison ([`read_pipe`]).
     fn learn_noise(&mut self) {
-        // Only while the frames show the noise now: a round's mean spread, or clumps
-        // (`floor_holds_in_clumps`), keep a floor learnt in force (`is_noisy`) but learn none.
+        // Only while the frames show the noise now: a round's mean spread keeps a floor learnt
+        // in force (`is_noisy`) but learns none.
         let frames_noisy = self.jitter_beyond_target() && self.raw_jitter_beyond_target();
         if self.history.len() < 2 * NOISE_ROUNDS || !frames_noisy {
             return;
@@ -582,13 +559,7 @@ impl PathModel {
         };
         match reading {
             PipeReading::NotFull(noise) => self.noise = noise.min(self.min_rtt / 2),
-            // A floor shed to within the target is none: the target already holds that much.
-            PipeReading::Full => {
-                self.noise = self.noise.mul_f64(NOISE_KEPT);
-                if self.noise <= self.target() {
-                    self.noise = Duration::ZERO;
-                }
-            }
+            PipeReading::Full => self.noise = self.noise.mul_f64(NOISE_KEPT),
             PipeReading::Unclear => return,
         }
         self.history.clear();
@@ -1130,56 +1101,6 @@ mod tests {
         // Beside a buffer-filler, the rate falls with the window as the other flow takes what it
         // frees: no reading.
         assert_eq!(learnt(&fall, true), Duration::from_millis(8));
-    }
-
-    #[test]
-    fn a_floor_learnt_holds_while_the_frames_arrive_in_clumps_however_little_they_spread() {
-        // The delay stands 3 ms above the minimum and steps by nothing from frame to frame: the
-        // offset that order-keeping jitter leaves at a high rate, between one late packet and the
-        // next. A floor of 3 ms has been learnt from the rate.
-        let with_floor = |arrival_ms: fn(u32) -> u64, floor_ms: u64| {
-            let mut path = fed(|_| 3.0, arrival_ms);
-            path.noise = Duration::from_millis(floor_ms);
-            path
-        };
-        let clumped = with_floor(in_pairs, 3);
-        assert!(
-            clumped.jitter() < clumped.target(),
-            "{:?}",
-            clumped.jitter()
-        );
-        assert!(clumped.is_noisy());
-        assert_eq!(clumped.noise_floor(), Duration::from_millis(3));
-        // Frames a packet time apart, as any bottleneck's queue delivers them: the spread alone
-        // decides, and the path is quiet.
-        let spaced = with_floor(|i| 4 * u64::from(i), 3);
-        assert!(!spaced.is_noisy());
-        assert_eq!(spaced.noise_floor(), Duration::ZERO);
-        // No floor learnt, or one within the target: nothing holds.
-        assert!(!with_floor(in_pairs, 0).is_noisy());
-        assert!(!with_floor(in_pairs, 1).is_noisy());
-    }
-
-    #[test]
-    fn a_floor_shed_to_within_the_target_is_none() {
-        // The rate held as the window fell: the pipe was full, and the floor loses a quarter.
-        let drained = [rounds(100_000.0, 1e6, 32), rounds(80_000.0, 1e6, 12)].concat();
-        let shed = |floor: Duration| {
-            let mut path = fed(|i| 2.0 * f64::from(i % 2), in_pairs);
-            path.noise = floor;
-            path.history = drained.iter().copied().collect();
-            path.learn_noise();
-            (path.noise, path.target())
-        };
-        let (noise, target) = shed(Duration::from_millis(8));
-        assert_eq!(noise, Duration::from_millis(6));
-        assert!(target < noise);
-        let (noise, target) = shed(target.mul_f64(1.2));
-        assert_eq!(
-            noise,
-            Duration::ZERO,
-            "a quarter less is within the target {target:?}"
-        );
     }
 
     #[test]
