@@ -512,6 +512,7 @@ impl ShortQueueAlgorithm {
             self.left_shared_at = Some(self.path().rounds());
         }
         self.confirm_delay_exit();
+        self.trace_round(queue, beyond_noise);
         match self.owner {
             QueueOwner::Shared { .. } => {
                 if !was_shared {
@@ -559,6 +560,34 @@ impl ShortQueueAlgorithm {
         self.start_cubic_epoch(held);
         self.window
             .reopen_slow_start((self.contest_reach * held) as u64);
+    }
+
+    /// What the end of this round read, at DEBUG on [`crate::trace::ROUND_TARGET`]: `queue` is
+    /// the standing queue past the noise floor, `beyond_noise` that queue past the jitter too.
+    /// Durations in microseconds, rates in bytes a second, windows in bytes.
+    fn trace_round(&self, queue: Duration, beyond_noise: Duration) {
+        let path = self.path();
+        tracing::debug!(
+            target: crate::trace::ROUND_TARGET,
+            round = path.rounds(),
+            owner = ?self.owner,
+            cwnd = self.window.cwnd(),
+            slow_start = self.window.in_slow_start(),
+            round_flight = self.round_flight,
+            queue_us = micros(queue),
+            beyond_noise_us = micros(beyond_noise),
+            target_us = micros(path.target()),
+            guard_us = micros(path.guard()),
+            noise_floor_us = micros(path.noise_floor()),
+            jitter_us = micros(path.jitter()),
+            noisy = path.is_noisy(),
+            shows_noise = path.shows_noise(),
+            min_rtt_us = micros(path.min_rtt()),
+            peak_rate = path.peak_rate() as u64,
+            round_rate = path.round_rate() as u64,
+            floor_cap = ?self.floor_cap.map(|cap| cap as u64),
+            rate_limit = ?self.classifier().rate_limit(),
+        );
     }
 
     /// The competing rule's growth from the window the flow has, as if it had just backed off
@@ -1160,6 +1189,11 @@ impl ShortQueueAlgorithm {
         }
         self.dropless_since = self.path().rounds();
     }
+}
+
+/// `duration` in whole microseconds, saturating.
+fn micros(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Whether a window lost more than BBRv3's 2 % (`BBRLossThresh`, draft-cardwell-ccwg-bbr section

@@ -2,6 +2,9 @@
 //!
 //! Window changes and loss decisions go to target [`TARGET`] (`discern::cwnd`), recovered ACK
 //! delays to [`RTT_TARGET`] (`discern::rtt`), so that a subscriber can take one without the other.
+//! `discern`'s default algorithm also reports, at DEBUG on [`ROUND_TARGET`] (`discern::round`),
+//! what it read at the end of each round trip (the standing queue, the noise, whose queue it is):
+//! the state its window decisions follow from, for a reader tracing a run, not for the harness.
 //! The field names are the constants of [`field`]:
 //!
 //! | field | on | meaning |
@@ -49,6 +52,9 @@ use crate::rtt::Resolved;
 pub const TARGET: &str = "discern::cwnd";
 /// Target of recovered-ACK-delay events.
 pub const RTT_TARGET: &str = "discern::rtt";
+/// Target of `discern`'s end-of-round events (`crate::short_queue`): free-form fields, read by
+/// people, not decoded.
+pub const ROUND_TARGET: &str = "discern::round";
 
 /// The names of the events' fields.
 pub mod field {
