@@ -5,8 +5,9 @@
 //! runner enters around every call into a flow's sender-side connection (simulator) or
 //! instruments the flow's connect with (netns: quinn spawns each connection's driver inside
 //! `connect()`, under the span current then). Events outside such a span, or inside a
-//! receiver-side one, are ignored. Every other callsite (quinn-proto's own tracing) is disabled,
-//! so it costs nothing.
+//! receiver-side one, are ignored. The layer filters for itself ([`CaptureLayer::filtered`]):
+//! every other callsite (quinn-proto's own tracing) stays disabled, so it costs nothing, unless
+//! another layer asks for it ([`crate::log`]), which then sees it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -15,7 +16,8 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing::subscriber::Interest;
 use tracing::{Event, Metadata, Subscriber};
-use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::filter::Filtered;
+use tracing_subscriber::layer::{Context, Filter, Layer};
 use tracing_subscriber::registry::LookupSpan;
 
 pub use quinn_discern::event::Verdict;
@@ -126,7 +128,29 @@ impl CaptureLayer {
         Self { sink, delays: true }
     }
 
-    fn wanted(&self, meta: &Metadata<'_>) -> bool {
+    /// The layer behind its own filter ([`Wanted`]), as the runners add it to a registry. A
+    /// layer's own `enabled` would disable what it does not want for every layer of the
+    /// subscriber; a per-layer filter disables it for this one only.
+    pub fn filtered<S>(self) -> Filtered<Self, Wanted, S>
+    where
+        S: Subscriber + for<'a> LookupSpan<'a>,
+    {
+        let wanted = Wanted {
+            delays: self.delays,
+        };
+        self.with_filter(wanted)
+    }
+}
+
+/// What [`CaptureLayer`] reads: the flow spans, the `discern::cwnd` events, and the `rtt` events
+/// where it keeps them.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted {
+    delays: bool,
+}
+
+impl Wanted {
+    fn wants(&self, meta: &Metadata<'_>) -> bool {
         if meta.is_span() {
             meta.name() == SPAN
         } else {
@@ -135,22 +159,24 @@ impl CaptureLayer {
     }
 }
 
-impl<S> Layer<S> for CaptureLayer
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
-    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
-        if self.wanted(meta) {
+impl<S> Filter<S> for Wanted {
+    fn enabled(&self, meta: &Metadata<'_>, _ctx: &Context<'_, S>) -> bool {
+        self.wants(meta)
+    }
+
+    fn callsite_enabled(&self, meta: &'static Metadata<'static>) -> Interest {
+        if self.wants(meta) {
             Interest::always()
         } else {
             Interest::never()
         }
     }
+}
 
-    fn enabled(&self, meta: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        self.wanted(meta)
-    }
-
+impl<S> Layer<S> for CaptureLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         if attrs.metadata().name() != SPAN {
             return;
@@ -230,7 +256,7 @@ mod tests {
     fn rtt_events_are_kept_only_when_asked_for() {
         let capture = |layer: fn(Sink) -> CaptureLayer| {
             let sink = Sink::default();
-            let subscriber = tracing_subscriber::registry().with(layer(sink.clone()));
+            let subscriber = tracing_subscriber::registry().with(layer(sink.clone()).filtered());
             tracing::subscriber::with_default(subscriber, || {
                 let s = tracing::info_span!(SPAN, index = 1u64, role = "sender");
                 s.in_scope(|| {
@@ -260,9 +286,42 @@ mod tests {
     }
 
     #[test]
+    fn the_capture_hides_no_event_from_another_layer_that_wants_it() {
+        #[derive(Clone, Default)]
+        struct Count(Arc<Mutex<usize>>);
+        impl<S: Subscriber> Layer<S> for Count {
+            fn on_event(&self, _event: &Event<'_>, _ctx: Context<'_, S>) {
+                *self.0.lock().unwrap() += 1;
+            }
+        }
+        let (sink, rounds) = (Sink::default(), Count::default());
+        let only_rounds =
+            tracing_subscriber::filter::filter_fn(|meta| meta.target() == "discern::round");
+        let subscriber = tracing_subscriber::registry()
+            .with(CaptureLayer::new(sink.clone()).filtered())
+            .with(rounds.clone().with_filter(only_rounds));
+        tracing::subscriber::with_default(subscriber, || {
+            let s = tracing::info_span!(SPAN, index = 0u64, role = "sender");
+            s.in_scope(|| {
+                tracing::debug!(target: "discern::round", round = 1u64);
+                tracing::trace!(target: "discern::cwnd", flow = 1u64, controller = "x",
+                    t_us = 1u64, acked_bytes = 0u64, event = "window", cwnd = 9u64,
+                    ssthresh = 9u64, state = "avoidance");
+            });
+        });
+        assert_eq!(
+            *rounds.0.lock().unwrap(),
+            1,
+            "the other layer saw its event"
+        );
+        assert_eq!(sink.lock().unwrap().len(), 1, "the capture kept its own");
+    }
+
+    #[test]
     fn captures_sender_events_only() {
         let sink = Sink::default();
-        let subscriber = tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()));
+        let subscriber =
+            tracing_subscriber::registry().with(CaptureLayer::new(sink.clone()).filtered());
         tracing::subscriber::with_default(subscriber, || {
             let s = tracing::info_span!(SPAN, index = 3u64, role = "sender");
             let r = tracing::info_span!(SPAN, index = 3u64, role = "receiver");

@@ -3,6 +3,7 @@
 pub mod capture;
 pub mod cli;
 pub mod link;
+pub mod log;
 pub mod logplot;
 pub mod netns;
 pub mod noq;

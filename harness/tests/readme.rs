@@ -60,8 +60,14 @@ fn readme_commands() -> Vec<String> {
 /// How one README command is run here.
 #[derive(Debug)]
 enum Plan {
-    /// The `discern` binary with these arguments.
-    Harness { args: Vec<String>, needs_root: bool },
+    /// The `discern` binary with these arguments, with `env` set and stderr to `stderr_to` where
+    /// the README says so.
+    Harness {
+        args: Vec<String>,
+        needs_root: bool,
+        env: Option<(String, String)>,
+        stderr_to: Option<String>,
+    },
     /// The `drop_in` example with these arguments, stderr to `stderr_to`.
     DropIn {
         args: Vec<String>,
@@ -73,16 +79,34 @@ enum Plan {
 
 fn plan(command: &str) -> Plan {
     let words = |rest: &str| -> Vec<String> { rest.split_whitespace().map(String::from).collect() };
+    // One leading `NAME=value` assignment (the log's directives), and a trailing `2> FILE`.
+    let (env, command) = match command.split_once(' ') {
+        Some((assignment, rest)) if assignment.contains('=') && !assignment.starts_with('-') => {
+            let (name, value) = assignment.split_once('=').unwrap();
+            (Some((name.to_owned(), value.to_owned())), rest)
+        }
+        _ => (None, command),
+    };
+    let (command, stderr_to) = match command.split_once("2>") {
+        Some((command, file)) if !command.starts_with(DROP_IN) => {
+            (command.trim_end(), Some(file.trim().to_owned()))
+        }
+        _ => (command, None),
+    };
     if let Some(rest) = command.strip_prefix(HARNESS) {
         return Plan::Harness {
             args: words(rest),
             needs_root: false,
+            env,
+            stderr_to,
         };
     }
     if let Some(rest) = command.strip_prefix(BUILT_BINARY) {
         return Plan::Harness {
             args: words(rest),
             needs_root: true,
+            env,
+            stderr_to,
         };
     }
     if let Some(rest) = command.strip_prefix(DROP_IN) {
@@ -165,10 +189,20 @@ fn run_readme(include: impl Fn(&Plan) -> bool) -> (tempfile::TempDir, usize) {
             continue;
         }
         match plan {
-            Plan::Harness { args, .. } => {
-                let stderr = dir.path().join("stderr.txt");
+            Plan::Harness {
+                args,
+                env,
+                stderr_to,
+                ..
+            } => {
+                let stderr = dir
+                    .path()
+                    .join(stderr_to.as_deref().unwrap_or("stderr.txt"));
                 let mut command = Command::new(env!("CARGO_BIN_EXE_discern"));
                 command.args(&args).stderr(File::create(&stderr).unwrap());
+                if let Some((name, value)) = env {
+                    command.env(name, value);
+                }
                 run(&line, command, dir.path(), &stderr);
             }
             Plan::DropIn { args, stderr_to } => {
@@ -226,6 +260,16 @@ fn the_readme_simulator_commands_work_as_written() {
     }
     let flows = std::fs::read_to_string(out.join("drop_in/flows.csv")).unwrap();
     assert!(flows.lines().count() > 10, "flows.csv too short: {flows}");
+    // `DISCERN_LOG=discern::round=debug ... 2> rounds.log`: a line a round, prefixed by its flow.
+    let rounds = std::fs::read_to_string(dir.path().join("rounds.log")).unwrap();
+    let lines: Vec<&str> = rounds.lines().collect();
+    assert!(lines.len() > 10, "rounds.log too short: {rounds}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("discern_flow{index=0") && l.contains("discern::round: round=")),
+        "{rounds}"
+    );
 }
 
 #[test]

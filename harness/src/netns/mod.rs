@@ -164,7 +164,8 @@ pub fn run_with(scenario: &Scenario, options: &Options) -> anyhow::Result<RunOut
         true => CaptureLayer::new(sink.clone()),
         false => CaptureLayer::with_delays(sink.clone()),
     };
-    let subscriber = tracing_subscriber::registry().with(capture);
+    let subscriber =
+        crate::log::with_env_log(tracing_subscriber::registry().with(capture.filtered()));
     let (summary, series) = tracing::subscriber::with_default(subscriber, || {
         runtime.block_on(run_async(scenario, &plan, options, &sink))
     })?;

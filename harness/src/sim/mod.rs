@@ -109,7 +109,9 @@ pub fn run_with_qlog(
     let wall = Instant::now();
     let start = clock::ticks();
     let sink = Sink::default();
-    let subscriber = tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()));
+    let subscriber = crate::log::with_env_log(
+        tracing_subscriber::registry().with(CaptureLayer::with_delays(sink.clone()).filtered()),
+    );
     let (summary, series, quinn) = tracing::subscriber::with_default(subscriber, || {
         let mut sim = Sim::new(scenario, sink, protection, qlog)?;
         sim.run()?;
