@@ -135,6 +135,7 @@ use crate::classify::{
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::growth::{Cubic, Growth};
+use crate::trace::micros;
 use crate::window::Window;
 
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
@@ -1189,11 +1190,6 @@ impl ShortQueueAlgorithm {
         }
         self.dropless_since = self.path().rounds();
     }
-}
-
-/// `duration` in whole microseconds, saturating.
-fn micros(duration: Duration) -> u64 {
-    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Whether a window lost more than BBRv3's 2 % (`BBRLossThresh`, draft-cardwell-ccwg-bbr section

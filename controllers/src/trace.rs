@@ -521,6 +521,7 @@ pub(crate) fn log_decision<B: Traced>(
     tracer.window_change(before, after);
 }
 
-fn micros(d: Duration) -> u64 {
+/// `d` in whole microseconds, saturating.
+pub(crate) fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }

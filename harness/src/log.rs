@@ -10,6 +10,8 @@
 //! front. Lines carry no wall-clock time: a simulated run's time is virtual. Runs that go on in
 //! parallel (`--jobs`) interleave their lines.
 
+use std::sync::OnceLock;
+
 use tracing::Subscriber;
 use tracing_subscriber::filter::{filter_fn, FilterExt};
 use tracing_subscriber::layer::{Layer, SubscriberExt};
@@ -21,27 +23,28 @@ use crate::capture::SPAN;
 /// The environment variable holding the directives, e.g. `discern::round=debug`.
 pub const LOG_ENV: &str = "DISCERN_LOG";
 
-/// The directives [`LOG_ENV`] holds, parsed: none where it is unset or blank, and an error that
-/// names the variable and the fix where it does not parse (the CLI checks this before any run).
-pub fn filter_from_env() -> Result<Option<EnvFilter>, String> {
-    match std::env::var(LOG_ENV) {
+/// What an error about [`LOG_ENV`] asks for.
+const FORM: &str = "write target=level pairs, e.g. DISCERN_LOG=discern::round=debug";
+
+/// The directives [`LOG_ENV`] holds, read and checked once for the process: none where it is
+/// unset or blank, and an error that names the variable and the fix where they do not parse. The
+/// CLI asks before any run; every run then builds its filter from the checked directives.
+pub fn directives() -> &'static Result<Option<String>, String> {
+    static DIRECTIVES: OnceLock<Result<Option<String>, String>> = OnceLock::new();
+    DIRECTIVES.get_or_init(|| match std::env::var(LOG_ENV) {
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(_)) => {
-            Err(format!("{LOG_ENV} is not valid UTF-8; write target=level pairs, e.g. {LOG_ENV}=discern::round=debug"))
+            Err(format!("{LOG_ENV} is not valid UTF-8; {FORM}"))
         }
         Ok(directives) if directives.trim().is_empty() => Ok(None),
-        Ok(directives) => parse_filter(&directives).map(Some),
-    }
+        Ok(directives) => parse_filter(&directives).map(|_| Some(directives)),
+    })
 }
 
 /// `directives` as a filter, or an error naming [`LOG_ENV`] and the expected form.
 pub fn parse_filter(directives: &str) -> Result<EnvFilter, String> {
-    EnvFilter::try_new(directives).map_err(|e| {
-        format!(
-            "{LOG_ENV}={directives:?} is not a tracing filter ({e}); write target=level pairs, \
-             e.g. {LOG_ENV}=discern::round=debug"
-        )
-    })
+    EnvFilter::try_new(directives)
+        .map_err(|e| format!("{LOG_ENV}={directives:?} is not a tracing filter ({e}); {FORM}"))
 }
 
 /// `subscriber` with a layer that prints what [`LOG_ENV`] asks for to standard error, where it
@@ -53,7 +56,13 @@ pub fn with_env_log<S>(subscriber: S) -> Box<dyn Subscriber + Send + Sync>
 where
     S: Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
 {
-    let Some(filter) = filter_from_env().ok().flatten() else {
+    let Some(filter) = directives()
+        .as_ref()
+        .ok()
+        .and_then(Option::as_deref)
+        .and_then(|checked| parse_filter(checked).ok())
+    else {
+        // Unset, or rejected by the CLI before any run.
         return Box::new(subscriber);
     };
     // The flow's span too, whatever the directives: it names the flow each line is of.
@@ -75,6 +84,6 @@ mod tests {
         assert!(parse_filter("discern::round=debug").is_ok());
         let error = parse_filter("discern::round=loud").unwrap_err();
         assert!(error.contains(LOG_ENV), "{error}");
-        assert!(error.contains("discern::round=debug"), "{error}");
+        assert!(error.contains(FORM), "{error}");
     }
 }

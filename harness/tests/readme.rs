@@ -88,10 +88,8 @@ fn plan(command: &str) -> Plan {
         _ => (None, command),
     };
     let (command, stderr_to) = match command.split_once("2>") {
-        Some((command, file)) if !command.starts_with(DROP_IN) => {
-            (command.trim_end(), Some(file.trim().to_owned()))
-        }
-        _ => (command, None),
+        Some((command, file)) => (command.trim_end(), Some(file.trim().to_owned())),
+        None => (command, None),
     };
     if let Some(rest) = command.strip_prefix(HARNESS) {
         return Plan::Harness {
@@ -110,12 +108,9 @@ fn plan(command: &str) -> Plan {
         };
     }
     if let Some(rest) = command.strip_prefix(DROP_IN) {
-        let (args, file) = rest
-            .split_once("2>")
-            .expect("the README sends drop_in's log to a file");
         return Plan::DropIn {
-            args: words(args),
-            stderr_to: file.trim().to_owned(),
+            args: words(rest),
+            stderr_to: stderr_to.expect("the README sends drop_in's log to a file"),
         };
     }
     match NOT_RUN.iter().find(|(c, _)| *c == command) {
