@@ -18,7 +18,9 @@
 //! difference is exempt, and RESULTS.md ("Linux's qdiscs as the reference") describes it: a PIE
 //! link's drop counts (and its flows' shares get twice the floor: the same start-up decides
 //! which flow leads). Beside a kernel TCP flow, which the simulator cannot run (quinn's
-//! CUBIC stands in for it), only goodput and shares are compared.
+//! CUBIC stands in for it), only goodput is compared: the shares of a fight between Linux's
+//! CUBIC and a QUIC flow answer for the two senders, not for the link, and the test asserts
+//! only that each flow keeps `STAND_IN_SHARE` of it.
 //!
 //! It needs qemu-system-x86, busybox-static and Debian's kernel package (fetched and unpacked,
 //! not installed); without them it skips, except under `CI=true`, where it fails naming the fix.
@@ -340,9 +342,17 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
+/// The least share each flow keeps beside a kernel TCP flow. Linux's CUBIC is not quinn's: it
+/// is unpaced, has its own slow-start exit, and its timers fire late under emulation, so who
+/// leads the few seconds of a run turns on the sender, and the simulator's spread over its seeds
+/// says nothing of the kernel's mean. A flow below this share was starved, which neither sender
+/// does to the other on a drop-tail link of one BDP.
+const STAND_IN_SHARE: f64 = 0.1;
+
 /// Every figure of the kernel's run that the simulator's seeds would not give, in words.
 /// `stand_in`: the scenario has a kernel TCP flow, which the simulator replaces by quinn's
-/// CUBIC: a different sender loses different packets, so only goodput and shares are compared.
+/// CUBIC: a different sender loses different packets and takes a different share, so only
+/// goodput is compared, and each share is held to `STAND_IN_SHARE`.
 fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) -> Vec<String> {
     // Linux's PIE lets its queue reach the limit in slow start where the simulator's holds it
     // below, and drops 30 to 60 % more (RESULTS.md): a PIE link's drop counts are a known
@@ -354,7 +364,13 @@ fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) 
     let mut out = Vec::new();
     for (i, (what, k)) in kernel.named().into_iter().enumerate() {
         let counted = what.ends_with("drops") || what == "CE marks";
-        if (pie_link && what.ends_with("drops")) || (stand_in && counted) {
+        let share = what.contains("share");
+        if stand_in && share && k < STAND_IN_SHARE {
+            out.push(format!(
+                "{name}: {what} {k:.2}, below {STAND_IN_SHARE} beside a kernel TCP flow"
+            ));
+        }
+        if (pie_link && what.ends_with("drops")) || (stand_in && (counted || share)) {
             continue;
         }
         let xs: Vec<f64> = sim_named.iter().map(|n| n[i].1).collect();
@@ -372,6 +388,26 @@ fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) 
         }
     }
     out
+}
+
+#[test]
+fn beside_a_kernel_tcp_flow_only_a_starved_share_disagrees() {
+    let run = |share: f64| Figures {
+        goodput_bps: 3.8e6,
+        shares: vec![share, 1.0 - share],
+        drops: vec![("drop_tail".into(), 30.0)],
+        channel_drops: 0.0,
+        ce_marks: 0.0,
+    };
+    let sim: Vec<Figures> = [0.30, 0.38, 0.46].into_iter().map(run).collect();
+    // Linux's CUBIC leaving the QUIC flow most of the link is the senders' difference...
+    assert!(disagreements("k", &run(0.78), &sim, true).is_empty());
+    // ... which, without a kernel TCP flow, would be the link's.
+    assert_eq!(disagreements("k", &run(0.78), &sim, false).len(), 2);
+    // A starved flow is wrong beside either sender.
+    let starved = disagreements("k", &run(0.05), &sim, true);
+    assert_eq!(starved.len(), 1, "{starved:?}");
+    assert!(starved[0].contains("flow 0's share 0.05"), "{starved:?}");
 }
 
 #[test]
