@@ -17,7 +17,8 @@
 //! be too tight for a loss-limited flow and too loose for an AQM's drop count. One known
 //! difference is exempt, and RESULTS.md ("Linux's qdiscs as the reference") describes it: a PIE
 //! link's drop counts (and its flows' shares get twice the floor: the same start-up decides
-//! which flow leads). Beside a kernel TCP flow, which the simulator cannot run (quinn's
+//! which flow leads; its goodput is held from below only, since the start-up's queue, carried
+//! into the counted window, keeps the link busier than the simulator's). Beside a kernel TCP flow, which the simulator cannot run (quinn's
 //! CUBIC stands in for it), only goodput is compared: the shares of a fight between Linux's
 //! CUBIC and a QUIC flow answer for the two senders, not for the link, and the test asserts
 //! only that each flow keeps `STAND_IN_SHARE` of it.
@@ -380,7 +381,17 @@ fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) 
         // The kernel's one run spreads as well: a count at least as a Poisson count does.
         let own_variance = if counted { mean.max(0.0) } else { 0.0 };
         let band = SDS * (sd * sd + own_variance).sqrt();
-        if unmarked || (k - mean).abs() > band.max(floor(&what, mean, pie_link)) {
+        let off = k - mean;
+        // Linux's PIE holds back in the start-up and lets the queue reach its limit (RESULTS.md):
+        // a run whose start-up came late under emulation still has that queue in the counted
+        // window and carries more than the simulator. A PIE link's goodput is held from below
+        // only: a PIE that dropped too much would still show.
+        let off = if pie_link && what.starts_with("goodput") {
+            off.min(0.0)
+        } else {
+            off
+        };
+        if unmarked || off.abs() > band.max(floor(&what, mean, pie_link)) {
             out.push(format!(
                 "{name}: {what} {k:.2}, simulator {mean:.2} (sd {sd:.2} over {} seeds)",
                 xs.len()
@@ -408,6 +419,29 @@ fn beside_a_kernel_tcp_flow_only_a_starved_share_disagrees() {
     let starved = disagreements("k", &run(0.05), &sim, true);
     assert_eq!(starved.len(), 1, "{starved:?}");
     assert!(starved[0].contains("flow 0's share 0.05"), "{starved:?}");
+}
+
+#[test]
+fn a_pie_link_s_goodput_disagrees_only_below_the_simulator_s() {
+    let run = |goodput_bps: f64| Figures {
+        goodput_bps,
+        shares: vec![0.5, 0.5],
+        drops: vec![("pie".into(), 90.0)],
+        channel_drops: 0.0,
+        ce_marks: 0.0,
+    };
+    let sim: Vec<Figures> = [2.8e6, 2.9e6, 3.0e6].into_iter().map(run).collect();
+    assert!(disagreements("k", &run(3.8e6), &sim, false).is_empty());
+    let short = disagreements("k", &run(2.0e6), &sim, false);
+    assert_eq!(short.len(), 1, "{short:?}");
+    assert!(short[0].contains("goodput"), "{short:?}");
+    // Without PIE the same surplus is the link's.
+    let tail = |f: Figures| Figures {
+        drops: vec![("drop_tail".into(), 90.0)],
+        ..f
+    };
+    let sim: Vec<Figures> = sim.into_iter().map(tail).collect();
+    assert_eq!(disagreements("k", &tail(run(3.8e6)), &sim, false).len(), 1);
 }
 
 #[test]
