@@ -5,23 +5,22 @@
 //! and on the simulator on that seed and the nine after it.
 //!
 //! Agreement means the kernel's run looks like one more seed of the simulator: each figure
-//! (goodput, each flow's share, drops by cause, channel drops, CE marks) lies within three
-//! standard deviations of the simulator's mean over its seeds, or within a floor where the
-//! simulator's seeds happen to agree closely (a tenth of the goodput, 0.1 of a share, `FEW`
-//! packets or a third of the count). A count's deviation adds the kernel run's own spread to
-//! the simulator's: one run of a random process (PIE's drop decisions, the policer against
-//! bursts) spreads at least as a Poisson count does, by the square root of its mean, which the
-//! simulator's seeds, where its model is steadier, need not show. Runs of a few seconds vary
-//! from seed to seed, and netem's random numbers are not the simulator's, so the two cannot be
-//! compared packet for packet; a fixed tolerance would
-//! be too tight for a loss-limited flow and too loose for an AQM's drop count. One known
-//! difference is exempt, and RESULTS.md ("Linux's qdiscs as the reference") describes it: a PIE
-//! link's drop counts (and its flows' shares get twice the floor: the same start-up decides
-//! which flow leads; its goodput is held from below only, since the start-up's queue, carried
-//! into the counted window, keeps the link busier than the simulator's). Beside a kernel TCP flow, which the simulator cannot run (quinn's
-//! CUBIC stands in for it), only goodput is compared: the shares of a fight between Linux's
-//! CUBIC and a QUIC flow answer for the two senders, not for the link, and the test asserts
-//! only that each flow keeps `STAND_IN_SHARE` of it.
+//! (goodput, each flow's share, drops by cause, channel drops, CE marks) lies within three standard
+//! deviations of the simulator's mean over its seeds, or within a floor where the simulator's seeds
+//! happen to agree closely (a tenth of the goodput, 0.1 of a share, `FEW` packets or a third of the
+//! count). A count's deviation adds the kernel run's own spread to the simulator's: one run of a
+//! random process (PIE's drop decisions, the policer against bursts) spreads at least as a Poisson
+//! count does, by the square root of its mean, which the simulator's seeds, where its model is
+//! steadier, need not show. Runs of a few seconds vary from seed to seed, and netem's random
+//! numbers are not the simulator's, so the two cannot be compared packet for packet; a fixed
+//! tolerance would be too tight for a loss-limited flow and too loose for an AQM's drop count. One
+//! known difference is exempt, and RESULTS.md ("Linux's qdiscs as the reference") describes it: a
+//! PIE link's drop counts (and its flows' shares get twice the floor: the same start-up decides
+//! which flow leads; its goodput is held from below only, since the start-up's queue, carried into
+//! the counted window, keeps the link busier than the simulator's). Beside a kernel TCP flow, which
+//! the simulator cannot run (quinn's CUBIC stands in for it), only goodput is compared: the shares
+//! of a fight between Linux's CUBIC and a QUIC flow answer for the two senders, not for the link,
+//! and the test asserts only that each flow keeps `STAND_IN_SHARE` of it.
 //!
 //! It needs qemu-system-x86, busybox-static and Debian's kernel package (fetched and unpacked,
 //! not installed); without them it skips, except under `CI=true`, where it fails naming the fix.
@@ -53,16 +52,16 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// The simulator's seeds per scenario: the scenario's own and the ones after it.
 const SIM_SEEDS: usize = 10;
 /// Kernel runs of each scenario, on its seed and the ones after it. Under emulation a 4 s run
-/// spreads from run to run more than the simulator's seeds do, so that one run of the kernel's
-/// can land in a tail the simulator's ten seeds happened to miss. With random loss, whether
-/// slow start ends on a random loss or overflows the queue, and whether a retransmission is lost
-/// again, decide much of the goodput; behind PIE the start-up's tail drops decide which flow
-/// leads for the rest of the run, and Linux's PIE has more of them (RESULTS.md); behind CoDel
-/// and FQ-CoDel the VM's sender, whose timers fire late under emulation, moves the drop and mark
-/// counts from run to run by more than a Poisson count's spread. Their mean is compared, in the band of one run: a mean of three spreads less than one
-/// run does, so the band is looser for it by up to the square root of three, which is the point.
-/// netem draws its own random numbers whatever the seed, so the seed changes only the sender's
-/// side of each run.
+/// spreads from run to run more than the simulator's seeds do, so that one run of the kernel's can
+/// land in a tail the simulator's ten seeds happened to miss. With random loss, whether slow start
+/// ends on a random loss or overflows the queue, and whether a retransmission is lost again, decide
+/// much of the goodput; behind PIE the start-up's tail drops decide which flow leads for the rest
+/// of the run, and Linux's PIE has more of them (RESULTS.md); behind CoDel and FQ-CoDel the VM's
+/// sender, whose timers fire late under emulation, moves the drop and mark counts from run to run
+/// by more than a Poisson count's spread. Their mean is compared, in the band of one run: a mean of
+/// three spreads less than one run does, so the band is looser for it by up to the square root of
+/// three, which is the point. netem draws its own random numbers whatever the seed, so the seed
+/// changes only the sender's side of each run.
 const KERNEL_RUNS: u64 = 3;
 /// How many of the simulator's standard deviations the kernel's figure may lie from its mean.
 const SDS: f64 = 3.0;
@@ -373,7 +372,7 @@ fn disagreements(name: &str, kernel: &Figures, sim: &[Figures], stand_in: bool) 
         let (mean, sd) = mean_sd(&xs);
         // No marks where the scenario has none (Linux's fq_codel marks unless told `noecn`).
         let unmarked = what == "CE marks" && mean == 0.0 && k > 0.0;
-        // The kernel's one run spreads as well: a count at least as a Poisson count does.
+        // Each kernel run spreads as well: a count at least as a Poisson count does.
         let own_variance = if counted { mean.max(0.0) } else { 0.0 };
         let band = SDS * (sd * sd + own_variance).sqrt();
         let off = k - mean;
