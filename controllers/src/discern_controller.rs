@@ -10,7 +10,7 @@ use crate::param::{
     config, fraction, gain, open_fraction, positive_duration, word_param, ParamError,
 };
 use crate::registry::ClassifierRow;
-use crate::short_queue::{Competing, NoisyStart, ShortQueueAlgorithm};
+use crate::short_queue::{Competing, NoisyStart, Overshoot, ShortQueueAlgorithm};
 use crate::window::Window;
 use crate::Adapter;
 
@@ -196,6 +196,11 @@ config! {
             "what ends slow start on a path whose delay is noisy beyond its trend: rate (the \
              default: the delivery rate stops growing, BBR's full-bandwidth check) or delay (a \
              queue, as on any path)";
+        /// What the rounds after a slow start that kept its window do with the queue its last
+        /// doubling built (default [`Overshoot::Fast`]).
+        overshoot: Overshoot = Overshoot::default(),
+            "the queue a slow start's last doubling built: fast (the default: FAST's update, \
+             halfway a round) or drain (at once to the pipe the delivery rate fills)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -269,6 +274,7 @@ impl DiscernConfig {
                 self.ecn_beta,
             )
             .with_noisy_start(self.start)
+            .with_overshoot(self.overshoot)
             .with_contest_reach(self.reach)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
@@ -311,6 +317,10 @@ word_param!(NoisyStart, "delay or rate", {
     "delay" => NoisyStart::Delay,
     "rate" => NoisyStart::Rate,
 });
+word_param!(Overshoot, "fast or drain", {
+    "fast" => Overshoot::Fast,
+    "drain" => Overshoot::Drain,
+});
 word_param!(QueueAim, "short or full", {
     "short" => QueueAim::Short,
     "full" => QueueAim::Full,
@@ -343,6 +353,14 @@ impl DiscernConfig {
                 value: String::new(),
                 expected: "to be given without queue=full: the earlier design ends slow start \
                            by its slow_start knob",
+            });
+        }
+        if self.queue == QueueAim::Full && self.overshoot != Overshoot::default() {
+            return Err(ParamError {
+                name: "overshoot",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design ends slow start \
+                           by a loss",
             });
         }
         match self.full_queue_knob_changed() {

@@ -98,7 +98,7 @@ pub use algorithm::{
 pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
 pub use rtt::AckElicitingThreshold;
-pub use short_queue::{Competing, NoisyStart, QueueOwner, ShortQueueAlgorithm};
+pub use short_queue::{Competing, NoisyStart, Overshoot, QueueOwner, ShortQueueAlgorithm};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};
 
 // Every controller, one line each: its file (declared, and its public types re-exported here) and

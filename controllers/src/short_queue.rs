@@ -210,6 +210,15 @@ const FLOOR_QUIET_ROUNDS: u64 = 100;
 /// CoDel drops once its queue has stood above 5 ms for its 100 ms interval (RFC 8289 section
 /// 4.4), which on a 5 ms path is twenty rounds, and PIE sooner.
 const DROPLESS_SHARED_ROUNDS: u64 = 32;
+/// Round ends after a slow start that kept its window in which the queue its last doubling built
+/// is drained at once ([`ShortQueueAlgorithm`]'s `drain_overshoot`): the packets sent past the
+/// pipe in the round that ended it queue in the round after, and their delay shows at that
+/// round's end or the next.
+const OVERSHOOT_WATCH_ROUNDS: u32 = 2;
+/// The window, in pipes the delivery rate fills (plus the target's bytes), that marks a slow
+/// start's overshoot: its last doubling leaves about two; a window that slow start left near the
+/// pipe, where delay noise (not a queue of its own) ended it, holds little more than one.
+const OVERSHOOT_WINDOW: f64 = 1.5;
 
 /// How the flow grows and backs off while another flow keeps the queue standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,6 +251,20 @@ pub enum NoisyStart {
     /// rate has stopped growing still queue what they sent past the pipe.
     #[default]
     Rate,
+}
+
+/// What the first rounds after a slow start that kept its window (its exit read a queue of a
+/// burst's size or less) do with the queue its last doubling built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Overshoot {
+    /// FAST's update, halfway to its aim a round (the default).
+    #[default]
+    Fast,
+    /// At once to the pipe the delivery rate fills ([`ShortQueueAlgorithm`]'s
+    /// `drain_overshoot`). Measured beside the default in docs/RESULTS.md and not the default:
+    /// against a CUBIC flow that starts with it on a 2 BDP buffer, the window given up at once
+    /// lowers the share the flow then regains.
+    Drain,
 }
 
 /// Whose queue the flow sees at the bottleneck.
@@ -386,6 +409,12 @@ pub struct ShortQueueAlgorithm {
     exit_check: Option<DelayExitCheck>,
     /// Checks of this slow start that found the queue fell back.
     failed_exit_checks: u32,
+    /// Round ends left in which a standing queue is the overshoot of the slow start that just
+    /// ended with its window kept ([`OVERSHOOT_WATCH_ROUNDS`]).
+    overshoot_watch: u32,
+    /// Whether the window has just been cut to the pipe the delivery rate shows, so that the
+    /// next round's queue, built by the window before the cut, does not shrink it again.
+    overshoot_drained: bool,
     /// Whether the delay ended slow start while the delivery rate was still growing, and the
     /// queue that ended it has stood since, with no loss response
     /// ([`Self::resume_newreno_start`]).
@@ -396,6 +425,7 @@ pub struct ShortQueueAlgorithm {
     beta: f64,
     ecn_beta: f64,
     noisy_start: NoisyStart,
+    overshoot: Overshoot,
     contest_reach: f64,
     /// The update's yielding while the queue stands above the target in the own mode.
     yielding: Option<Yielding>,
@@ -449,12 +479,15 @@ impl ShortQueueAlgorithm {
             first_ack_at: None,
             exit_check: None,
             failed_exit_checks: 0,
+            overshoot_watch: 0,
+            overshoot_drained: false,
             delay_ended_start: false,
             probe_hold: 0,
             since_probe: 0,
             beta,
             ecn_beta,
             noisy_start: NoisyStart::default(),
+            overshoot: Overshoot::default(),
             contest_reach: Self::DEFAULT_CONTEST_REACH,
         }
     }
@@ -463,6 +496,12 @@ impl ShortQueueAlgorithm {
     /// ([`Self::DEFAULT_CONTEST_REACH`]).
     pub fn with_contest_reach(mut self, reach: f64) -> Self {
         self.contest_reach = reach;
+        self
+    }
+
+    /// The algorithm answering a slow start's overshoot by `overshoot`'s rule.
+    pub fn with_overshoot(mut self, overshoot: Overshoot) -> Self {
+        self.overshoot = overshoot;
         self
     }
 
@@ -535,7 +574,10 @@ impl ShortQueueAlgorithm {
                 {
                     self.end_slow_start();
                 }
-                if !self.window.in_slow_start() && !self.rate_probe(queue, target) {
+                if !self.window.in_slow_start()
+                    && !self.rate_probe(queue, target)
+                    && !self.drain_overshoot(beyond_noise, target)
+                {
                     self.fast_update(queue, target);
                 }
                 self.hold_rate_floor(beyond_noise);
@@ -682,16 +724,58 @@ impl ShortQueueAlgorithm {
     /// doubling built: the packets that show it were sent a round trip ago, under about half of
     /// today's window, so the window halves, to the one that built it. Otherwise (on slower paths
     /// the threshold is a packet or two, which a burst shows before the pipe is full) the window
-    /// stays, and FAST's update takes out what queue there is.
+    /// stays, and FAST's update takes out what queue there is (or, with [`Overshoot::Drain`],
+    /// [`Self::drain_overshoot`] once that queue shows).
     fn end_slow_start(&mut self) {
         let queue = self.path().recent_queue().unwrap_or_default().as_secs_f64();
         let queued_packets = queue * self.path().peak_rate() / self.window.mss().max(1) as f64;
         if queued_packets >= SLOW_START_DRAIN_PACKETS {
             let built_it = self.window.cwnd() / 2;
             self.window.resize(built_it);
+            self.overshoot_watch = 0;
         } else {
             self.window.end_slow_start();
+            if self.overshoot == Overshoot::Drain {
+                self.overshoot_watch = OVERSHOOT_WATCH_ROUNDS;
+            }
         }
+    }
+
+    /// In the first round ends after a slow start that kept its window, a standing queue (beyond
+    /// the noise) of two targets or more is that slow start's overshoot: the exit read the queue
+    /// as it began to rise, when the window had already grown by the round's acknowledgements to
+    /// about twice the pipe, and the bytes past the pipe then stand for a whole minimum RTT. With
+    /// a queue standing, the pipe is full and the delivery rate is the bottleneck's (or this
+    /// flow's share of it), so the window goes at once to the pipe that rate fills plus the
+    /// target's bytes (FAST's aim, `w * baseRTT / (baseRTT + q) + alpha`, read from the rate,
+    /// which does not lag the window as the queue does), never below half: the window that
+    /// built the queue. FAST's own step, halfway a round against a queue read a round late, takes
+    /// three or four rounds to drain it, a tenth of a short transfer. The round after reads the
+    /// queue of the window before the cut and does not shrink the window again. True where the
+    /// window was cut.
+    fn drain_overshoot(&mut self, queue: Duration, target: Duration) -> bool {
+        if self.overshoot_watch == 0 {
+            return false;
+        }
+        self.overshoot_watch -= 1;
+        let path = self.path();
+        let alpha = target.as_secs_f64() * path.peak_rate();
+        let pipe = path.recent_peak_rate(OVERSHOOT_WATCH_ROUNDS as usize) * self.base_rtt();
+        let cwnd = self.window.cwnd() as f64;
+        let overshoot = queue >= target.saturating_mul(2)
+            && !path.is_noisy()
+            && cwnd >= OVERSHOOT_WINDOW * (pipe + alpha);
+        if !overshoot {
+            return false;
+        }
+        self.overshoot_watch = 0;
+        let next = (pipe + alpha).max(cwnd / 2.0).min(cwnd);
+        if let Some(yielding) = self.yielding.as_mut() {
+            yielding.taken_out += cwnd - next;
+        }
+        self.window.resize(next as u64);
+        self.overshoot_drained = true;
+        true
     }
 
     /// Slow start ends on delay ([`Self::end_slow_start`]), noting whether the delivery rate was
@@ -1031,6 +1115,7 @@ impl ShortQueueAlgorithm {
     /// queued, at most doubling. The RTT of an empty queue is [`Self::base_rtt`], `queue` the
     /// standing queue above the noise floor.
     fn fast_update(&mut self, queue: Duration, target: Duration) {
+        let after_drain = std::mem::take(&mut self.overshoot_drained);
         let cwnd = self.window.cwnd() as f64;
         let base_rtt = self.base_rtt();
         let min_rtt = self.path().min_rtt().as_secs_f64();
@@ -1053,8 +1138,9 @@ impl ShortQueueAlgorithm {
         if let Some(limit) = limit {
             next = next.min(limit.max(cwnd));
         }
-        if self.window.state() == State::Recovery {
-            // The loss response took out the queue this round read: it predates the cut.
+        if self.window.state() == State::Recovery || after_drain {
+            // The loss response (or an overshoot's drain) took out the queue this round read: it
+            // predates the cut.
             next = next.max(cwnd);
         }
         if let Some(yielding) = self.yielding.as_mut() {
@@ -1277,6 +1363,7 @@ impl Algorithm for ShortQueueAlgorithm {
                 self.failed_exit_checks = 0;
             }
             self.contest_start = false;
+            self.overshoot_watch = 0;
             self.sent_windows.note(event.now, self.window.cwnd());
         }
         Decision {

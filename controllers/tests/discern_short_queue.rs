@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use common::{Path, MSS, RTT};
 use quinn_discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample, State, Verdict};
 use quinn_discern::{
-    Algorithm, DiscernAlgorithm, DiscernConfig, NoisyStart, QueueOwner, ShortQueueAlgorithm,
+    Algorithm, DiscernAlgorithm, DiscernConfig, NoisyStart, Overshoot, QueueOwner,
+    ShortQueueAlgorithm,
 };
 
 const MS: Duration = Duration::from_millis(1);
@@ -604,6 +605,16 @@ fn start_is_a_knob_of_the_default_only() {
     let err = quinn_discern::registry::parse("discern:queue=full,start=delay")
         .expect_err("start with queue=full is refused");
     assert!(err.to_string().contains("start"), "{err}");
+}
+
+#[test]
+fn overshoot_is_a_knob_of_the_default_only() {
+    quinn_discern::registry::parse("discern:overshoot=drain").expect("a knob of the default");
+    let err = quinn_discern::registry::parse("discern:queue=full,overshoot=drain")
+        .expect_err("overshoot with queue=full is refused");
+    assert!(err.to_string().contains("overshoot"), "{err}");
+    let err = quinn_discern::registry::parse("discern:overshoot=halve").expect_err("a bad word");
+    assert!(err.to_string().contains("fast or drain"), "{err}");
 }
 
 #[test]
@@ -1370,4 +1381,60 @@ fn each_round_s_end_reports_the_queue_read_and_whose_it_is() {
     // (the synthetic path's rounds straddle the algorithm's) of a queue of the flow's own.
     assert_eq!(events[0].2, 0, "{events:?}");
     assert!((1..=20_000).contains(queue_us), "{queue_us} {events:?}");
+}
+
+/// A round of a quiet link whose pipe holds `pipe` packets: the window sent at the round's start
+/// comes back in frames of two packets, and each packet beyond the pipe reads the queue of the
+/// packets ahead of it (one packet time each), as a slow start's second half does when it sends
+/// two packets for each one acknowledged. The round lasts the base RTT plus the last packet's
+/// queue.
+fn overshooting_round(path: &mut Path<ShortQueueAlgorithm>, pipe: u64) {
+    let packets = (path.cwnd() / MSS).max(1);
+    let packet_time = RTT / pipe as u32;
+    let queue = |packet: u64| packet_time * packet.saturating_sub(pipe) as u32;
+    let sent = path.at(path.clock);
+    path.clock += RTT + queue(packets);
+    acknowledge(path, sent, packets, 2, |packet| RTT + queue(packet));
+}
+
+#[test]
+fn overshoot_drain_takes_out_a_slow_start_s_last_doubling_in_the_round_it_shows() {
+    // A pipe of 400 packets: slow start reads its exit queue a few packets into the round that
+    // first overshoots it, when the acknowledgements have already grown the window well past
+    // the pipe, and the bytes beyond it queue for most of a round trip.
+    let pipe = 400;
+    let capacity = (pipe * MSS) as f64 / RTT.as_secs_f64();
+    // The window at the exit, and a round trip later (two of the algorithm's rounds on this
+    // synthetic path).
+    let after_exit = |overshoot| {
+        let mut config = DiscernConfig::default();
+        config.overshoot(overshoot);
+        let mut path = Path::new(short_queue(config.algorithm(MSS)));
+        let mut rounds = 0;
+        while path.window().in_slow_start() && rounds < 40 {
+            overshooting_round(&mut path, pipe);
+            rounds += 1;
+        }
+        let exit = path.cwnd_packets();
+        for _ in 0..2 {
+            jittered_round_between(&mut path, Some(capacity), (Duration::ZERO, Duration::ZERO));
+        }
+        (exit, path.cwnd_packets())
+    };
+    let (exit, drained) = after_exit(Overshoot::Drain);
+    assert!(
+        exit > 1.5 * pipe as f64,
+        "slow start ended at {exit} packets, the pipe is {pipe}"
+    );
+    // The drain goes back to the window that built the queue, never below the pipe; FAST's
+    // halfway step (the default) to about three quarters of the exit's window.
+    assert!(
+        drained <= 0.55 * exit && drained >= pipe as f64,
+        "{drained} packets a round after a slow start that ended at {exit}, the pipe {pipe}"
+    );
+    let (_, fast) = after_exit(Overshoot::Fast);
+    assert!(
+        fast > 0.6 * exit,
+        "{fast} packets by FAST's update, from {exit}"
+    );
 }
