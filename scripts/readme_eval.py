@@ -156,7 +156,7 @@ def receiver_closed_runs(rows, controller, classes):
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
 # The random board also draws `discern` with `start=delay`, the other side of the frontier between
 # start-up through jitter and the queue that start-up builds.
-PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=delay"
+PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=delay,discern:overshoot=drain"
 
 
 def scoreboard(args):
