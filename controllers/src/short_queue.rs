@@ -741,18 +741,19 @@ impl ShortQueueAlgorithm {
         }
     }
 
-    /// In the first round ends after a slow start that kept its window, a standing queue (beyond
-    /// the noise) of two targets or more is that slow start's overshoot: the exit read the queue
-    /// as it began to rise, when the window had already grown by the round's acknowledgements to
-    /// about twice the pipe, and the bytes past the pipe then stand for a whole minimum RTT. With
-    /// a queue standing, the pipe is full and the delivery rate is the bottleneck's (or this
-    /// flow's share of it), so the window goes at once to the pipe that rate fills plus the
-    /// target's bytes (FAST's aim, `w * baseRTT / (baseRTT + q) + alpha`, read from the rate,
-    /// which does not lag the window as the queue does), never below half: the window that
-    /// built the queue. FAST's own step, halfway a round against a queue read a round late, takes
-    /// three or four rounds to drain it, a tenth of a short transfer. The round after reads the
-    /// queue of the window before the cut and does not shrink the window again. True where the
-    /// window was cut.
+    /// With [`Overshoot::Drain`], in the first round ends after a slow start that kept its window,
+    /// a standing queue (beyond the noise) of two targets or more, on a path that reads as quiet
+    /// ([`PathModel::is_noisy`]) and with the window at least [`OVERSHOOT_WINDOW`] pipes, is that
+    /// slow start's overshoot: the exit read the queue as it began to rise, when the window had
+    /// already grown by the round's acknowledgements to about twice the pipe, and the bytes past
+    /// the pipe then stand for a whole minimum RTT. With a queue standing, the pipe is full and the
+    /// delivery rate is the bottleneck's (or this flow's share of it), so the window goes at once
+    /// to the pipe that rate fills plus the target's bytes (FAST's aim, `w * baseRTT / (baseRTT +
+    /// q) + alpha`, read from the rate, which does not lag the window as the queue does), never
+    /// below half: the window that built the queue. FAST's own step, halfway a round against a
+    /// queue read a round late, takes three or four rounds to drain it, a tenth of a short
+    /// transfer. The round after reads the queue of the window before the cut and does not shrink
+    /// the window again. True where the window was cut.
     fn drain_overshoot(&mut self, queue: Duration, target: Duration) -> bool {
         if self.overshoot_watch == 0 {
             return false;
