@@ -267,6 +267,19 @@ pub enum Overshoot {
     Drain,
 }
 
+/// Where [`Overshoot::Drain`] stands with the queue a slow start's last doubling built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AfterStart {
+    /// Nothing to drain.
+    Settled,
+    /// A slow start has just ended with its window kept: at this many more round ends a standing
+    /// queue is its overshoot ([`OVERSHOOT_WATCH_ROUNDS`]).
+    Watching { rounds_left: u32 },
+    /// The window has just been cut to the pipe the delivery rate fills: the next round's queue,
+    /// built by the window before the cut, does not shrink it again.
+    Drained,
+}
+
 /// Whose queue the flow sees at the bottleneck.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum QueueOwner {
@@ -409,12 +422,8 @@ pub struct ShortQueueAlgorithm {
     exit_check: Option<DelayExitCheck>,
     /// Checks of this slow start that found the queue fell back.
     failed_exit_checks: u32,
-    /// Round ends left in which a standing queue is the overshoot of the slow start that just
-    /// ended with its window kept ([`OVERSHOOT_WATCH_ROUNDS`]).
-    overshoot_watch: u32,
-    /// Whether the window has just been cut to the pipe the delivery rate shows, so that the
-    /// next round's queue, built by the window before the cut, does not shrink it again.
-    overshoot_drained: bool,
+    /// Where [`Overshoot::Drain`] stands with the queue of the last slow start's doubling.
+    after_start: AfterStart,
     /// Whether the delay ended slow start while the delivery rate was still growing, and the
     /// queue that ended it has stood since, with no loss response
     /// ([`Self::resume_newreno_start`]).
@@ -479,8 +488,7 @@ impl ShortQueueAlgorithm {
             first_ack_at: None,
             exit_check: None,
             failed_exit_checks: 0,
-            overshoot_watch: 0,
-            overshoot_drained: false,
+            after_start: AfterStart::Settled,
             delay_ended_start: false,
             probe_hold: 0,
             since_probe: 0,
@@ -732,11 +740,13 @@ impl ShortQueueAlgorithm {
         if queued_packets >= SLOW_START_DRAIN_PACKETS {
             let built_it = self.window.cwnd() / 2;
             self.window.resize(built_it);
-            self.overshoot_watch = 0;
+            self.stop_watching();
         } else {
             self.window.end_slow_start();
             if self.overshoot == Overshoot::Drain {
-                self.overshoot_watch = OVERSHOOT_WATCH_ROUNDS;
+                self.after_start = AfterStart::Watching {
+                    rounds_left: OVERSHOOT_WATCH_ROUNDS,
+                };
             }
         }
     }
@@ -755,12 +765,17 @@ impl ShortQueueAlgorithm {
     /// transfer. The round after reads the queue of the window before the cut and does not shrink
     /// the window again. True where the window was cut.
     fn drain_overshoot(&mut self, queue: Duration, target: Duration) -> bool {
-        if self.overshoot_watch == 0 {
+        let AfterStart::Watching { rounds_left } = self.after_start else {
             return false;
-        }
-        self.overshoot_watch -= 1;
+        };
+        self.after_start = match rounds_left {
+            1 => AfterStart::Settled,
+            _ => AfterStart::Watching {
+                rounds_left: rounds_left - 1,
+            },
+        };
         let path = self.path();
-        let alpha = target.as_secs_f64() * path.peak_rate();
+        let alpha = self.alpha(target);
         let pipe = path.recent_peak_rate(OVERSHOOT_WATCH_ROUNDS as usize) * self.base_rtt();
         let cwnd = self.window.cwnd() as f64;
         let overshoot = queue >= target.saturating_mul(2)
@@ -769,14 +784,26 @@ impl ShortQueueAlgorithm {
         if !overshoot {
             return false;
         }
-        self.overshoot_watch = 0;
         let next = (pipe + alpha).max(cwnd / 2.0).min(cwnd);
         if let Some(yielding) = self.yielding.as_mut() {
             yielding.taken_out += cwnd - next;
         }
         self.window.resize(next as u64);
-        self.overshoot_drained = true;
+        self.after_start = AfterStart::Drained;
         true
+    }
+
+    /// A slow start's overshoot is no longer looked for (a cut has taken out its queue); a drain
+    /// already made still holds the next round's update.
+    fn stop_watching(&mut self) {
+        if matches!(self.after_start, AfterStart::Watching { .. }) {
+            self.after_start = AfterStart::Settled;
+        }
+    }
+
+    /// FAST's `alpha`: the bytes of `target` queued at the flow's peak delivery rate.
+    fn alpha(&self, target: Duration) -> f64 {
+        target.as_secs_f64() * self.path().peak_rate()
     }
 
     /// Slow start ends on delay ([`Self::end_slow_start`]), noting whether the delivery rate was
@@ -1116,14 +1143,17 @@ impl ShortQueueAlgorithm {
     /// queued, at most doubling. The RTT of an empty queue is [`Self::base_rtt`], `queue` the
     /// standing queue above the noise floor.
     fn fast_update(&mut self, queue: Duration, target: Duration) {
-        let after_drain = std::mem::take(&mut self.overshoot_drained);
+        let after_drain = self.after_start == AfterStart::Drained;
+        if after_drain {
+            self.after_start = AfterStart::Settled;
+        }
         let cwnd = self.window.cwnd() as f64;
         let base_rtt = self.base_rtt();
         let min_rtt = self.path().min_rtt().as_secs_f64();
         if min_rtt <= 0.0 {
             return;
         }
-        let alpha = target.as_secs_f64() * self.path().peak_rate();
+        let alpha = self.alpha(target);
         let aim = cwnd * base_rtt / (base_rtt + queue.as_secs_f64()) + alpha;
         let mut next = (cwnd + (aim - cwnd) / 2.0).min(2.0 * cwnd);
         // Where a rate limit has been found, the window probes above it by a target a round at
@@ -1364,7 +1394,7 @@ impl Algorithm for ShortQueueAlgorithm {
                 self.failed_exit_checks = 0;
             }
             self.contest_start = false;
-            self.overshoot_watch = 0;
+            self.stop_watching();
             self.sent_windows.note(event.now, self.window.cwnd());
         }
         Decision {
