@@ -16,8 +16,10 @@
                controller the mean and tail of each metric and its runs whose receiver closed the
                connection, from paths.json, with the seed and the command beside them, the
                summary page and the CDFs copied to docs/results/paths/
-               (README shows the summary page, docs/RESULTS.md the CDFs), and the draw's wall
-               time written into docs/evaluation.md (`paths-cost`)
+               (README shows the summary page, docs/RESULTS.md the CDFs and `discern`'s
+               lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
+               summary.json says it called congestion), and the draw's wall time written into
+               docs/evaluation.md (`paths-cost`)
 
 The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
 controller (between its `discern-*` markers), from the same score.csv, its goals table, and the
@@ -355,6 +357,82 @@ def paths_table(board):
     return lines
 
 
+# `discern`'s lowest efficiencies alone that the random board lists, and the share of a path's
+# random losses that, called congestion, marks it as one where the calls cost rate.
+SHORTFALL_PATHS = 12
+MISREAD_SHARE = 0.1
+MISREAD_MIN_LOSSES = 5
+
+
+def path_link(row):
+    """A path's link in a few words, from its paths.csv row."""
+    rate = (f"{float(row['capacity_mbit']):g} Mbit/s" if row["capacity"] == "fixed"
+            else f"trace {row['capacity']}")
+    words = [rate, f"{row['rtt_ms']} ms", f"{row['queue']} {row['buffer_bdp']} BDP"]
+    if row["loss_model"] != "none":
+        words.append(f"{row['loss_model']} {float(row['loss_rate']) * 100:.2g} %")
+    if row["jitter_model"] != "none":
+        words.append(f"{row['jitter_model']} jitter {row['jitter_ms']} ms")
+    if row["decimated"] == "true":
+        words.append("ACK every 10th")
+    return ", ".join(words)
+
+
+def random_misread(out):
+    """Per path: (random losses `discern` called congestion, random losses), as the simulator,
+    which knows each drop's cause, scored its verdicts."""
+    misread = {}
+    for summary in (out / "runs").glob("*-path-*-discern/summary.json"):
+        run = json.load(open(summary))
+        accuracy = run["flows"][0]["verdict_accuracy"]
+        called = accuracy["random_as_congestion"]
+        misread[run["scenario"].removeprefix("path-")] = (
+            called, called + accuracy["random_as_random"])
+    return misread
+
+
+def efficiency_shortfall(out):
+    """Where `discern` alone falls short: its lowest efficiencies beside `quinn-bbr`'s on the same
+    paths, with the random losses it called congestion, and the means over the paths where such
+    calls were common and where they were not."""
+    rows = list(csv.DictReader(open(out / "paths.csv")))
+    alone = {r["path"]: r for r in rows if r["controller"] == "discern" and r["efficiency"]}
+    bbr = {r["path"]: float(r["efficiency"]) for r in rows
+           if r["controller"] == "quinn-bbr" and r["efficiency"]}
+    misread = random_misread(out)
+    if not alone or not bbr:
+        return []
+    lines = ["| path | link | `discern` efficiency | `quinn-bbr` efficiency "
+             "| random losses `discern` called congestion |", "|---|---|---|---|---|"]
+    lowest = sorted(alone, key=lambda p: float(alone[p]["efficiency"]))[:SHORTFALL_PATHS]
+    for p in lowest:
+        called, random = misread.get(p, (0, 0))
+        lines.append(f"| {p} | {path_link(alone[p])} | {float(alone[p]['efficiency']):.2f} | "
+                     f"{bbr.get(p, float('nan')):.2f} | {called} of {random} |")
+
+    def misreads(p):
+        called, random = misread.get(p, (0, 0))
+        return random >= MISREAD_MIN_LOSSES and called > MISREAD_SHARE * random
+
+    def means(paths):
+        if not paths:
+            return "no paths"
+        own = sum(float(alone[p]["efficiency"]) for p in paths) / len(paths)
+        ref = sum(bbr[p] for p in paths if p in bbr) / max(1, sum(p in bbr for p in paths))
+        return f"{len(paths)} paths, mean efficiency {own:.2f} (`quinn-bbr` {ref:.2f})"
+
+    def split(test):
+        return [p for p in alone if test(p)], [p for p in alone if not test(p)]
+
+    jittered, quiet = split(lambda p: alone[p]["jitter_model"] != "none")
+    common, rest = split(misreads)
+    lines += ["", f"Of the {len(alone)} paths `discern` ran alone, those with jitter: "
+              f"{means(jittered)}; without: {means(quiet)}. Those where it called more than "
+              f"{MISREAD_SHARE:.0%} of {MISREAD_MIN_LOSSES} or more random losses congestion: "
+              f"{means(common)}; the others: {means(rest)}."]
+    return lines
+
+
 def random_paths(args):
     out = paths_run(args)
     board = json.load(open(out / "paths.json"))
@@ -378,8 +456,12 @@ def random_paths(args):
             shutil.copy(out / name, target / name)
         cdfs = [f"![CDF of {p[4:-4]}, seed {draw['path_seed']}](results/paths/{p})"
                 for p in pictures[1:]]
+        shortfall = efficiency_shortfall(out)
+        if shortfall:
+            shortfall = ["", f"`discern`'s {SHORTFALL_PATHS} lowest efficiencies alone, beside "
+                         "`quinn-bbr`'s on the same paths:", ""] + shortfall
         replace_between(ROOT / "docs" / "RESULTS.md", "random-paths",
-                        "\n".join(lines + [""] + cdfs))
+                        "\n".join(lines + shortfall + [""] + cdfs))
         wall_file = out / "wall.json"
         if wall_file.is_file():
             wall = json.load(open(wall_file))
