@@ -74,6 +74,15 @@ fn seed_without_traces(n: usize) -> u64 {
         .expect("some seed below 1000 draws such paths")
 }
 
+/// `score` of the first `n` paths of seed `seed` with `options`, into `out`.
+fn draw_args(n: usize, seed: u64, options: &[&str], out: &Path) -> Vec<String> {
+    let mut a = strings(&["score", "--paths", &n.to_string(), "--path-seed"]);
+    a.push(seed.to_string());
+    a.extend(strings(options));
+    a.extend(["--out".to_string(), out.to_string_lossy().into_owned()]);
+    a
+}
+
 const OUTPUTS: [&str; 8] = [
     "paths.csv",
     "paths.json",
@@ -91,16 +100,12 @@ fn a_draw_gives_the_same_bytes_its_outputs_parse_and_shards_merge_to_them() {
     let seed = seed_without_traces(n);
     let dir = tempfile::tempdir().unwrap();
     let args = |out: &Path, shard: Option<&str>| {
-        let mut a = strings(&["score", "--paths", &n.to_string(), "--path-seed"]);
-        a.push(seed.to_string());
-        a.extend(strings(&[
-            "--controller",
-            "newreno,discern",
-            "--jobs",
-            "2",
-            "--out",
-        ]));
-        a.push(out.to_string_lossy().into_owned());
+        let mut a = draw_args(
+            n,
+            seed,
+            &["--controller", "newreno,discern", "--jobs", "2"],
+            out,
+        );
         if let Some(s) = shard {
             a.extend(strings(&["--shard", s]));
         }
@@ -219,20 +224,72 @@ fn a_draw_gives_the_same_bytes_its_outputs_parse_and_shards_merge_to_them() {
     );
 }
 
+/// `--baseline`: every other controller against it path by path, in paths.json, from the same
+/// values paths.csv lists.
+#[test]
+fn a_baseline_compares_the_other_controllers_path_by_path() {
+    let n = 8;
+    let seed = seed_without_traces(n);
+    let dir = tempfile::tempdir().unwrap();
+    // The synthetic runner's goodput falls with the controller id's length: reno's is higher.
+    let options = ["--controller", "newreno,reno", "--baseline", "newreno"];
+    exec(&draw_args(n, seed, &options, dir.path())).unwrap();
+
+    let csv = String::from_utf8(read(&dir.path().join("paths.csv"))).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (controller, efficiency) = (column("controller"), column("efficiency"));
+    let mut by_path: std::collections::BTreeMap<&str, [Option<f64>; 2]> = Default::default();
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        let slot = usize::from(cells[controller] == "reno");
+        by_path.entry(cells[0]).or_default()[slot] = cells[efficiency].parse().ok();
+    }
+    let differences: Vec<f64> = by_path
+        .values()
+        .filter_map(|[base, own]| Some((*own)? - (*base)?))
+        .collect();
+    assert!(!differences.is_empty(), "{csv}");
+
+    let board: serde_json::Value =
+        serde_json::from_slice(&read(&dir.path().join("paths.json"))).unwrap();
+    let paired = board["paired"].as_array().expect("paths.json has `paired`");
+    assert!(paired
+        .iter()
+        .all(|p| p["controller"] == "reno" && p["baseline"] == "newreno"));
+    let eff = paired
+        .iter()
+        .find(|p| p["metric"] == "efficiency")
+        .expect("efficiency is compared");
+    assert_eq!(eff["difference"]["n"], differences.len());
+    let mean = differences.iter().sum::<f64>() / differences.len() as f64;
+    let reported = eff["difference"]["mean"].as_f64().unwrap();
+    assert!((reported - mean).abs() < 1e-3, "{reported} against {mean}");
+    let better = differences.iter().filter(|d| **d > 0.0).count();
+    assert_eq!(eff["better"], better);
+}
+
+/// `args` fail with an error that contains `text`.
+fn assert_refused(args: &[&str], text: &str) {
+    let e = exec(&strings(args)).unwrap_err();
+    assert!(e.to_string().contains(text), "{e}");
+}
+
 #[test]
 fn bad_draws_are_refused_naming_the_fix() {
-    let e = exec(&strings(&["score", "--paths", "4", "--only-path", "4"])).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("--only-path 4 is not in a draw of 4 paths"),
-        "{e}"
+    let only_path = "--only-path 4 is not in a draw of 4 paths";
+    assert_refused(&["score", "--paths", "4", "--only-path", "4"], only_path);
+    assert_refused(&["score", "--paths", "0"], "--paths 200");
+    assert_refused(&["score", "--path-seed", "3"], "--paths");
+    assert_refused(&["score", "--paths", "3", "--runs", "2"], "--runs");
+    let unscored = "--baseline newreno is not one of --controller (reno)";
+    let baseline = ["--controller", "reno", "--baseline", "newreno"];
+    assert_refused(
+        &[&["score", "--paths", "3"], &baseline[..]].concat(),
+        unscored,
     );
-    let e = exec(&strings(&["score", "--paths", "0"])).unwrap_err();
-    assert!(e.to_string().contains("--paths 200"), "{e}");
-    let e = exec(&strings(&["score", "--path-seed", "3"])).unwrap_err();
-    assert!(e.to_string().contains("--paths"), "{e}");
-    let e = exec(&strings(&["score", "--paths", "3", "--runs", "2"])).unwrap_err();
-    assert!(e.to_string().contains("--runs"), "{e}");
+    assert_refused(&["score", "--baseline", "reno"], "--paths");
 }
 
 /// The real simulator on the cheapest paths of a draw: twice the same bytes, and once more from

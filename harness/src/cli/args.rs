@@ -82,6 +82,12 @@ pub struct ScoreArgs {
     /// gives this command for each controller's worst path).
     #[arg(long, value_name = "K", requires = "paths")]
     pub only_path: Option<usize>,
+    /// With --paths: compare every other controller with this one path by path: per metric,
+    /// the mean difference over the paths where both have it, with its 95 % confidence
+    /// interval, and on how many paths it did better and worse (printed, and `paired` in
+    /// paths.json). One of --controller.
+    #[arg(long, value_name = "ID", requires = "paths")]
+    pub baseline: Option<String>,
     /// Runs at once [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

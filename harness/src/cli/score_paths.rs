@@ -15,7 +15,7 @@ use crate::runner::LinkKind;
 use crate::scenario::Scenario;
 use crate::score::classes::traces_dir;
 use crate::score::paths::render::Layout;
-use crate::score::paths::{self, Draw, Measures, Outcome, PathBoard, PathJob, PathRun, RandomPath};
+use crate::score::paths::{self, Draw, Measures, PathBoard, PathJob, PathRun, RandomPath};
 use crate::shard::{self, Manifest, Shard};
 use crate::sweep;
 
@@ -27,6 +27,9 @@ pub(super) const COMMAND: &str = "score-paths";
 pub(super) struct PathsSpec {
     pub(super) controllers: Vec<String>,
     pub(super) draw: Draw,
+    /// The controller the others are compared with path by path (`--baseline`).
+    #[serde(default)]
+    pub(super) baseline: Option<String>,
 }
 
 /// The draw's paths with their layouts; an error names a capacity trace that cannot be read.
@@ -57,6 +60,14 @@ pub(super) fn score_paths_cmd(
         .clone()
         .unwrap_or_else(|| PathBuf::from("out/score-paths"));
     let controllers = controllers(args)?;
+    if let Some(b) = &args.baseline {
+        if !controllers.contains(b) {
+            bail!(
+                "--baseline {b} is not one of --controller ({}): add it there",
+                controllers.join(", ")
+            );
+        }
+    }
     let draw = Draw {
         paths: n,
         path_seed: args.path_seed,
@@ -115,6 +126,7 @@ pub(super) fn score_paths_cmd(
         spec: serde_json::to_value(PathsSpec {
             controllers: controllers.clone(),
             draw,
+            baseline: args.baseline.clone(),
         })?,
         shard: part.to_string(),
         total,
@@ -125,20 +137,14 @@ pub(super) fn score_paths_cmd(
         let failed = outcomes.iter().filter(|o| o.is_err()).count();
         return shard_done(part, total, jobs.len(), failed, &out);
     }
-    finish_paths(&out, draw, &controllers, &paths, &plan, &outcomes)
+    let board = PathBoard::of(draw, &controllers, &paths, &plan, &outcomes)
+        .with_baseline(args.baseline.as_deref());
+    finish_paths(&out, &board, plan.len())
 }
 
-/// Scores the runs, writes the board's outputs and prints its tables.
-fn finish_paths(
-    dir: &Path,
-    draw: Draw,
-    controllers: &[String],
-    paths: &[(RandomPath, Layout)],
-    plan: &[PathJob],
-    outcomes: &[Outcome],
-) -> anyhow::Result<ExitCode> {
-    let board = PathBoard::of(draw, controllers, paths, plan, outcomes);
-    let files = paths::write(dir, &board)?;
+/// Writes the board's outputs and prints its tables; `runs` is how many the board ran.
+fn finish_paths(dir: &Path, board: &PathBoard, runs: usize) -> anyhow::Result<ExitCode> {
+    let files = paths::write(dir, board)?;
     out!("{}", board.tables())?;
     let names: Vec<String> = files
         .iter()
@@ -156,7 +162,7 @@ fn finish_paths(
         bail!(
             "{} of {} runs failed (listed above; their paths are left out of the figures)",
             board.failures.len(),
-            plan.len()
+            runs
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -197,5 +203,7 @@ pub(super) fn merge_paths(
             }
         });
     }
-    finish_paths(dir, spec.draw, &spec.controllers, &paths, &plan, &outcomes)
+    let board = PathBoard::of(spec.draw, &spec.controllers, &paths, &plan, &outcomes)
+        .with_baseline(spec.baseline.as_deref());
+    finish_paths(dir, &board, plan.len())
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::draw::{Capacity, RandomPath};
 use super::metrics::{self, Metric, Runs};
+use super::paired::{self, Paired};
 use super::render::Layout;
 use super::{Draw, Outcome, PathJob};
 use crate::output::table::TextTable;
@@ -81,6 +82,10 @@ pub struct PathBoard {
     pub outcomes: Vec<OutcomeCount>,
     /// `(run folder, error)` of every run that failed; its path's metrics are left out.
     pub failures: Vec<(String, String)>,
+    /// With a baseline ([`Self::with_baseline`]): every other controller against it, path by
+    /// path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub paired: Vec<Paired>,
     #[serde(skip)]
     pub rows: Vec<Row>,
 }
@@ -150,8 +155,22 @@ impl PathBoard {
             spreads,
             outcomes: own_flow_outcomes,
             failures,
+            paired: Vec::new(),
             rows,
         }
+    }
+
+    /// The board with every other controller compared with `baseline` path by path
+    /// ([`paired::against`]); none without one.
+    pub fn with_baseline(mut self, baseline: Option<&str>) -> Self {
+        let values: Vec<paired::PathValues<'_>> = self
+            .rows
+            .iter()
+            .map(|r| (r.controller.as_str(), r.path.index, &r.values))
+            .collect();
+        self.paired =
+            baseline.map_or_else(Vec::new, |b| paired::against(b, &self.controllers, &values));
+        self
     }
 
     pub fn get(&self, controller: &str, metric: Metric) -> Option<&Spread> {
@@ -288,12 +307,52 @@ impl PathBoard {
                 );
             }
         }
+        if let Some(first) = self.paired.first() {
+            let _ = write!(
+                s,
+                "\nAgainst {} on the same paths (the controller's value minus its; better and \
+                 worse by each metric's direction):\n{}",
+                first.baseline,
+                self.paired_table().render()
+            );
+        }
         let _ = write!(
             s,
             "\nHow each controller's own flow ended (runs):\n{}",
             self.outcome_table().render()
         );
         s
+    }
+
+    /// One row per compared controller and metric: the mean difference, its 95 % interval,
+    /// and the paths better and worse.
+    fn paired_table(&self) -> TextTable {
+        let mut t = TextTable::new([
+            "controller",
+            "metric",
+            "n",
+            "mean difference",
+            "95 % interval",
+            "better",
+            "worse",
+        ]);
+        for p in &self.paired {
+            let d = &p.difference;
+            let interval = match (d.ci95_lo, d.ci95_hi) {
+                (Some(lo), Some(hi)) => format!("{lo:+.3} to {hi:+.3}"),
+                _ => String::new(),
+            };
+            t.push(vec![
+                p.controller.clone(),
+                p.metric.as_str().to_string(),
+                d.n.to_string(),
+                format!("{:+.3}", d.mean),
+                interval,
+                p.better.to_string(),
+                p.worse.to_string(),
+            ]);
+        }
+        t
     }
 
     /// Per controller, its runs by how its own flow ended: one column per outcome seen.

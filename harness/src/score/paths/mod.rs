@@ -2,7 +2,8 @@
 //! stated distributions ([`mod@draw`]; docs/evaluation.md says why each range), so that no
 //! controller can be tuned to the board, reported as distributions: per controller and metric
 //! the mean, the 10th, 50th and 90th percentiles and the worst path with the command that reruns
-//! it, and a CDF per metric.
+//! it, and a CDF per metric; with a baseline, every other controller against it path by path
+//! ([`paired`]).
 //!
 //! Each path is rendered to a scenario the way the fixed classes are ([`render`]), its virtual
 //! duration scaled by its round-trip time and capped in packets. A path with a peer of another
@@ -13,6 +14,7 @@
 pub mod board;
 pub mod draw;
 pub mod metrics;
+pub mod paired;
 pub mod plots;
 pub mod render;
 mod summary_page;
