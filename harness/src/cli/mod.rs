@@ -209,6 +209,21 @@ fn dir_safe(name: &str) -> String {
 }
 
 /// `--jobs`, or the number of CPUs.
+/// Refuses a `--baseline` that is not one of the controllers `ids`, naming the fix.
+fn check_baseline(baseline: Option<&str>, ids: &[&str]) -> anyhow::Result<()> {
+    match baseline {
+        Some(b) if !ids.contains(&b) => Err(anyhow!(
+            "--baseline {b} is not one of --controller ({}): add it there",
+            if ids.is_empty() {
+                "none given".to_string()
+            } else {
+                ids.join(", ")
+            }
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn threads(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)

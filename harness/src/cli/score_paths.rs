@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use super::score::{controllers, shard_done};
-use super::{progress_bar, runs_label, threads, write_manifest, Runner, ScoreArgs};
+use super::{check_baseline, progress_bar, runs_label, threads, write_manifest, Runner, ScoreArgs};
 use crate::output;
 use crate::report::{RunOutput, Summary};
 use crate::runner::LinkKind;
@@ -60,14 +60,8 @@ pub(super) fn score_paths_cmd(
         .clone()
         .unwrap_or_else(|| PathBuf::from("out/score-paths"));
     let controllers = controllers(args)?;
-    if let Some(b) = &args.baseline {
-        if !controllers.contains(b) {
-            bail!(
-                "--baseline {b} is not one of --controller ({}): add it there",
-                controllers.join(", ")
-            );
-        }
-    }
+    let ids: Vec<&str> = controllers.iter().map(String::as_str).collect();
+    check_baseline(args.baseline.as_deref(), &ids)?;
     let draw = Draw {
         paths: n,
         path_seed: args.path_seed,

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use super::{
-    dir_safe, load, overrides, progress_bar, resolve, runs_label, threads, write_manifest,
-    QlogRunner, SweepArgs,
+    check_baseline, dir_safe, load, overrides, progress_bar, resolve, runs_label, threads,
+    write_manifest, QlogRunner, SweepArgs,
 };
 use crate::output;
 use crate::report::RunOutput;
@@ -103,19 +103,8 @@ fn controllers(args: &SweepArgs) -> anyhow::Result<Vec<FlowController>> {
     for list in &args.controller {
         controllers.extend(sweep::split_controllers(list)?);
     }
-    if let Some(b) = &args.baseline {
-        if !controllers.iter().any(|c| c.id() == b) {
-            let ids: Vec<&str> = controllers.iter().map(FlowController::id).collect();
-            bail!(
-                "--baseline {b} is not one of --controller ({}): add it there",
-                if ids.is_empty() {
-                    "none given".to_string()
-                } else {
-                    ids.join(", ")
-                }
-            );
-        }
-    }
+    let ids: Vec<&str> = controllers.iter().map(FlowController::id).collect();
+    check_baseline(args.baseline.as_deref(), &ids)?;
     Ok(controllers)
 }
 

@@ -163,13 +163,14 @@ impl PathBoard {
     /// The board with every other controller compared with `baseline` path by path
     /// ([`paired::against`]); none without one.
     pub fn with_baseline(mut self, baseline: Option<&str>) -> Self {
-        let values: Vec<paired::PathValues<'_>> = self
-            .rows
-            .iter()
-            .map(|r| (r.controller.as_str(), r.path.index, &r.values))
-            .collect();
-        self.paired =
-            baseline.map_or_else(Vec::new, |b| paired::against(b, &self.controllers, &values));
+        if let Some(b) = baseline {
+            let values: Vec<paired::PathValues<'_>> = self
+                .rows
+                .iter()
+                .map(|r| (r.controller.as_str(), r.path.index, &r.values))
+                .collect();
+            self.paired = paired::against(b, &self.controllers, &values);
+        }
         self
     }
 
