@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use crate::adapter::Algorithm;
 use crate::algorithm::{Reduction, WindowAlgorithm};
-use crate::classify::{QueueFull, DEFAULT_GRANULARITY};
+use crate::classify::{NoiseRead, QueueFull, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
@@ -201,6 +201,11 @@ config! {
         overshoot: Overshoot = Overshoot::default(),
             "the queue a slow start's last doubling built: fast (the default: FAST's update, \
              halfway a round) or drain (at once to the pipe the delivery rate fills)";
+        /// What reads as delay noise (default [`NoiseRead::Spread`]).
+        noise: NoiseRead = NoiseRead::default(),
+            "what reads as delay noise: spread (the default: the frames' delay spread beyond \
+             the target) or clumps (that, or frames arriving clumped, as order-keeping jitter \
+             clumps them at a high rate: more rate alone on such paths, less left to a peer)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -275,7 +280,8 @@ impl DiscernConfig {
             )
             .with_noisy_start(self.start)
             .with_overshoot(self.overshoot)
-            .with_contest_reach(self.reach)),
+            .with_contest_reach(self.reach)
+            .with_noise_read(self.noise)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
     }
@@ -321,6 +327,10 @@ word_param!(Overshoot, "fast or drain", {
     "fast" => Overshoot::Fast,
     "drain" => Overshoot::Drain,
 });
+word_param!(NoiseRead, "spread or clumps", {
+    "spread" => NoiseRead::Spread,
+    "clumps" => NoiseRead::Clumps,
+});
 word_param!(QueueAim, "short or full", {
     "short" => QueueAim::Short,
     "full" => QueueAim::Full,
@@ -353,6 +363,14 @@ impl DiscernConfig {
                 value: String::new(),
                 expected: "to be given without queue=full: the earlier design ends slow start \
                            by its slow_start knob",
+            });
+        }
+        if self.queue == QueueAim::Full && self.noise != NoiseRead::default() {
+            return Err(ParamError {
+                name: "noise",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design reads no delay \
+                           noise",
             });
         }
         if self.queue == QueueAim::Full && self.overshoot != Overshoot::default() {

@@ -129,8 +129,8 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{
-    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, PathModel,
-    ShortQueue,
+    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, NoiseRead,
+    PathModel, ShortQueue,
 };
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
@@ -517,6 +517,15 @@ impl ShortQueueAlgorithm {
     /// its trend.
     pub fn with_noisy_start(mut self, noisy_start: NoisyStart) -> Self {
         self.noisy_start = noisy_start;
+        self
+    }
+
+    /// The algorithm reading delay noise by `noise_read`'s rule ([`NoiseRead`]).
+    pub fn with_noise_read(mut self, noise_read: NoiseRead) -> Self {
+        self.discriminator
+            .classifier_mut()
+            .path_mut()
+            .set_noise_read(noise_read);
         self
     }
 

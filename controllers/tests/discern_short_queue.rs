@@ -601,20 +601,20 @@ fn persistent_congestion_starts_the_full_pipe_check_afresh() {
 }
 
 #[test]
-fn start_is_a_knob_of_the_default_only() {
-    let err = quinn_discern::registry::parse("discern:queue=full,start=delay")
-        .expect_err("start with queue=full is refused");
-    assert!(err.to_string().contains("start"), "{err}");
-}
-
-#[test]
-fn overshoot_is_a_knob_of_the_default_only() {
-    quinn_discern::registry::parse("discern:overshoot=drain").expect("a knob of the default");
-    let err = quinn_discern::registry::parse("discern:queue=full,overshoot=drain")
-        .expect_err("overshoot with queue=full is refused");
-    assert!(err.to_string().contains("overshoot"), "{err}");
-    let err = quinn_discern::registry::parse("discern:overshoot=halve").expect_err("a bad word");
-    assert!(err.to_string().contains("fast or drain"), "{err}");
+fn the_default_s_word_knobs_are_refused_with_queue_full_and_name_their_words() {
+    for (knob, value, bad, words) in [
+        ("start", "delay", "hystart", "delay or rate"),
+        ("overshoot", "drain", "halve", "fast or drain"),
+        ("noise", "clumps", "jitter", "spread or clumps"),
+    ] {
+        let parse = |id: String| quinn_discern::registry::parse(&id);
+        parse(format!("discern:{knob}={value}")).expect("a knob of the default");
+        let err = parse(format!("discern:queue=full,{knob}={value}"))
+            .expect_err("refused with queue=full");
+        assert!(err.to_string().contains(knob), "{err}");
+        let err = parse(format!("discern:{knob}={bad}")).expect_err("a bad word");
+        assert!(err.to_string().contains(words), "{err}");
+    }
 }
 
 #[test]

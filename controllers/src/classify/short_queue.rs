@@ -90,6 +90,25 @@ pub enum LossCause {
     Random,
 }
 
+/// What the path model reads as delay noise ([`PathModel::is_noisy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NoiseRead {
+    /// The frames' delay spread beyond the target (the default).
+    #[default]
+    Spread,
+    /// That, or frames arriving clumped ([`PathModel::own_burst_step`] is zero: an eighth or
+    /// more of the recent frames at one instant). Per-packet jitter that keeps order holds each
+    /// packet behind a late one, so the delay falls at one millisecond per millisecond between
+    /// late packets and jumps at the next; at a high packet rate the frames step by about two
+    /// frame gaps whatever the jitter's size, and the spread reads far below the target while
+    /// the jitter's offset stands above the guard. The clumps show that jitter where the spread
+    /// does not, and the noise floor, the rate probes and the window floor then work there. Where
+    /// a peer shares such a path, the window floor's second pipe of queue and its loss bound also
+    /// hold a window that an AQM's drops or the peer's arrival should cut: a tradeoff, measured
+    /// in docs/RESULTS.md ("Reading clumps as noise").
+    Clumps,
+}
+
 /// What the flow knows of its path from its ACKs: round trips, the standing queue, the
 /// peak delivery rate, and the queue each recent ACK frame's newest packet met.
 ///
@@ -169,6 +188,7 @@ pub struct PathModel {
     /// infinite for frames that arrived together), for [`Self::own_burst_step`].
     last_frame_at: Option<Instant>,
     frame_rates: VecDeque<f64>,
+    noise_read: NoiseRead,
 }
 
 impl Default for PathModel {
@@ -206,11 +226,17 @@ impl Default for PathModel {
             other_flow_near: false,
             last_frame_at: None,
             frame_rates: VecDeque::with_capacity(RECENT_FRAMES),
+            noise_read: NoiseRead::default(),
         }
     }
 }
 
 impl PathModel {
+    /// Reads delay noise by `noise_read`'s rule from now on.
+    pub fn set_noise_read(&mut self, noise_read: NoiseRead) {
+        self.noise_read = noise_read;
+    }
+
     /// Round trips completed so far.
     pub fn rounds(&self) -> u64 {
         self.rounds
@@ -414,7 +440,13 @@ impl PathModel {
 
     /// Whether the spread of the latest frames exceeds the target.
     fn jitter_beyond_target(&self) -> bool {
-        self.jitter() > self.target()
+        self.jitter() > self.target() || self.reads_clumps()
+    }
+
+    /// Whether frames arriving clumped count as noise ([`NoiseRead::Clumps`]) and the recent
+    /// ones did.
+    fn reads_clumps(&self) -> bool {
+        self.noise_read == NoiseRead::Clumps && self.own_burst_step() == Duration::ZERO
     }
 
     /// Whether a round's mean spread exceeds the target and what the flow's own bursts make
@@ -507,7 +539,7 @@ impl PathModel {
     }
 
     fn raw_jitter_beyond_target(&self) -> bool {
-        self.spread(self.raw_successive_difference) > self.target()
+        self.spread(self.raw_successive_difference) > self.target() || self.reads_clumps()
     }
 
     /// Whether the path has shown delay noise by its effect, not only by its spread: a noise
@@ -1226,5 +1258,27 @@ mod tests {
         let clumped = fed(sawtooth, in_pairs);
         assert_eq!(clumped.own_burst_step(), Duration::ZERO);
         assert!(clumped.is_noisy_beyond_trend());
+    }
+
+    #[test]
+    fn clumped_frames_read_as_noise_only_where_asked() {
+        // Steps of a fifth of a millisecond, far below the 1 ms target: a quiet spread.
+        let small = |i: u32| 0.2 * f64::from(i % 2);
+        let read = |arrival: fn(u32) -> u64, noise_read| {
+            let mut path = fed(small, arrival);
+            path.set_noise_read(noise_read);
+            path.is_noisy()
+        };
+        assert!(
+            !read(in_pairs, NoiseRead::Spread),
+            "the spread alone is quiet"
+        );
+        assert!(
+            read(in_pairs, NoiseRead::Clumps),
+            "frames in clumps are jitter's"
+        );
+        // Frames that arrive one by one are the flow's own pacing, whatever the rule.
+        let one_by_one: fn(u32) -> u64 = |i| 4 * u64::from(i);
+        assert!(!read(one_by_one, NoiseRead::Clumps));
     }
 }
