@@ -12,11 +12,12 @@
   headline     the opening paragraph's figures from the README's own quick sweep (20 s, five loss
                rates, five controllers): each controller's goodput at 1 % loss and the sweep's
                wall time as measured here, and its goodput plot copied to docs/quick-goodput.png
-  random-paths `discern score --paths N --path-seed S --controller defaults,noq-bbr3`: per
-               controller the mean and tail of each metric and its runs whose receiver closed the
-               connection, from paths.json, with the seed and the command beside them, the
-               summary page and the CDFs copied to docs/results/paths/
-               (README shows the summary page, docs/RESULTS.md the CDFs and `discern`'s
+  random-paths `discern score --paths N --path-seed S --controller defaults,noq-bbr3,variants
+               --baseline discern`: per controller the mean and tail of each metric and its runs
+               whose receiver closed the connection, from paths.json, with the seed and the
+               command beside them, the summary page and the CDFs copied to docs/results/paths/
+               (README shows the summary page, docs/RESULTS.md the CDFs, `discern`'s variants
+               and `quinn-bbr` against `discern` path by path, and `discern`'s
                lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
                summary.json says it called congestion), and the draw's wall time written into
                docs/evaluation.md (`paths-cost`)
@@ -158,7 +159,10 @@ def receiver_closed_runs(rows, controller, classes):
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
 # The random board also draws `discern` with `start=delay`, the other side of the frontier between
 # start-up through jitter and the queue that start-up builds.
-PATHS_CONTROLLERS = BOARD_CONTROLLERS + ",discern:start=delay,discern:overshoot=drain"
+PATHS_CONTROLLERS = (BOARD_CONTROLLERS
+                     + ",discern:start=delay,discern:overshoot=drain,discern:noise=clumps")
+# The random board compares every controller with this one path by path (`--baseline`).
+PATHS_BASELINE = "discern"
 
 
 def scoreboard(args):
@@ -326,7 +330,8 @@ def paths_run(args):
     if args.reuse or args.from_paths:
         return out
     cmd = [BINARY, "score", "--paths", str(args.paths), "--path-seed", str(args.path_seed),
-           "--controller", PATHS_CONTROLLERS, "--jobs", str(args.jobs), "--out", str(out)]
+           "--controller", PATHS_CONTROLLERS, "--baseline", PATHS_BASELINE,
+           "--jobs", str(args.jobs), "--out", str(out)]
     print("+", " ".join(map(str, cmd)), file=sys.stderr)
     start = time.monotonic()
     done = subprocess.run(cmd, cwd=ROOT, text=True, stdout=subprocess.DEVNULL)
@@ -353,6 +358,33 @@ def paths_table(board):
             s = spreads.get((c, metric))
             cells.append("n/a" if s is None else f"{s['mean']:.2f}, {s[tail]:.2f} (n {s['n']})")
         cells.append(str(closed.get(c, 0)))
+        lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def paired_table(board):
+    """`discern`'s variants and `quinn-bbr` against `discern` on the same paths: per metric the
+    mean of the differences path by path with its 95 % interval, and the paths better and worse
+    by the metric's direction."""
+    paired = {(p["controller"], p["metric"]): p for p in board.get("paired", [])}
+    rows = [c for c in board["controllers"]
+            if c.startswith(PATHS_BASELINE + ":") or c == "quinn-bbr"]
+    if not paired or not rows:
+        return []
+    head = ("| against `" + PATHS_BASELINE + "` | "
+            + " | ".join(label for _, label, _ in PATHS_COLUMNS) + " |")
+    lines = [head, "|---" * (len(PATHS_COLUMNS) + 1) + "|"]
+    for c in rows:
+        cells = []
+        for metric, _, _ in PATHS_COLUMNS:
+            p = paired.get((c, metric))
+            if p is None:
+                cells.append("n/a")
+                continue
+            d = p["difference"]
+            interval = ("" if d["ci95_lo"] is None
+                        else f" [{d['ci95_lo']:+.3f}, {d['ci95_hi']:+.3f}]")
+            cells.append(f"{d['mean']:+.3f}{interval}, {p['better']} better / {p['worse']} worse")
         lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
     return lines
 
@@ -456,12 +488,17 @@ def random_paths(args):
             shutil.copy(out / name, target / name)
         cdfs = [f"![CDF of {p[4:-4]}, seed {draw['path_seed']}](results/paths/{p})"
                 for p in pictures[1:]]
+        paired = paired_table(board)
+        if paired:
+            paired = ["", f"The same paths, each controller against `{PATHS_BASELINE}`: the mean "
+                      "of its value minus the default's, path by path, with the 95 % interval, "
+                      "and the paths it did better and worse on:", ""] + paired
         shortfall = efficiency_shortfall(out)
         if shortfall:
             shortfall = ["", f"`discern`'s {SHORTFALL_PATHS} lowest efficiencies alone, beside "
                          "`quinn-bbr`'s on the same paths:", ""] + shortfall
         replace_between(ROOT / "docs" / "RESULTS.md", "random-paths",
-                        "\n".join(lines + shortfall + [""] + cdfs))
+                        "\n".join(lines + paired + shortfall + [""] + cdfs))
         wall_file = out / "wall.json"
         if wall_file.is_file():
             wall = json.load(open(wall_file))
