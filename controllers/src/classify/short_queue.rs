@@ -438,7 +438,8 @@ impl PathModel {
         self.jitter_beyond_target() || self.noisy_over_round(self.round_spread.last)
     }
 
-    /// Whether the spread of the latest frames exceeds the target.
+    /// Whether the spread of the latest frames exceeds the target, or they arrived clumped where
+    /// clumps count ([`Self::reads_clumps`]).
     fn jitter_beyond_target(&self) -> bool {
         self.jitter() > self.target() || self.reads_clumps()
     }
@@ -538,6 +539,7 @@ impl PathModel {
         self.raw_jitter_beyond_target() || self.noisy_over_round(self.round_spread.last_raw)
     }
 
+    /// [`Self::jitter_beyond_target`] of the raw samples.
     fn raw_jitter_beyond_target(&self) -> bool {
         self.spread(self.raw_successive_difference) > self.target() || self.reads_clumps()
     }
