@@ -208,7 +208,6 @@ fn dir_safe(name: &str) -> String {
     }
 }
 
-/// `--jobs`, or the number of CPUs.
 /// Refuses a `--baseline` that is not one of the controllers `ids`, naming the fix.
 fn check_baseline(baseline: Option<&str>, ids: &[&str]) -> anyhow::Result<()> {
     match baseline {
@@ -224,6 +223,7 @@ fn check_baseline(baseline: Option<&str>, ids: &[&str]) -> anyhow::Result<()> {
     }
 }
 
+/// `--jobs`, or the number of CPUs.
 fn threads(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1)
