@@ -25,9 +25,9 @@
 //! It needs qemu-system-x86, busybox-static and Debian's kernel package (fetched and unpacked,
 //! not installed); without them it skips, except under `CI=true`, where it fails naming the fix.
 //! The runs are 4 s at 4 Mbit/s: under software emulation the VM carries that rate without
-//! being CPU-bound (the script's calibration flow checks it), and the test takes about six
-//! minutes. `scripts/kernel_eval.py` runs the matrix on three seeds (ten on the loss rows) for
-//! the tables in README and RESULTS.
+//! being CPU-bound (the script's calibration flow checks it); the VM boots once for all the
+//! runs. `scripts/kernel_eval.py` runs the matrix on three seeds (ten on the loss rows) for the
+//! tables in README and RESULTS.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -81,15 +81,18 @@ impl KernelShaping {
         ifb: true,
     };
 
-    /// Probes each by adding it to `dev` and deleting it again, `tc` and `ip` each running one
-    /// command (an argument list after `tc` or `ip`) and saying whether it succeeded. A probe
-    /// that added part of what it tries (`clsact` without its filter) is deleted too; the `ifb`
-    /// device the probe adds is named `ifb`.
+    /// Probes each by adding it to `dev` and deleting it again. `tc` runs a list of commands
+    /// (argument lists after `tc`) whatever fails among them, as `tc -force -batch` does, and
+    /// says which succeeded: one process for the whole probe, where a command each took eighteen.
+    /// Every deletion runs (one of what was never added fails, and is passed over), so nothing a
+    /// probe added is left behind, `clsact` without its filter included. `ip` runs one command
+    /// and says whether it succeeded: it adds the `ifb` device the redirect probe needs (named
+    /// `ifb`) before the batch and deletes it after.
     pub fn probe(
         dev: &str,
         ifb: &str,
-        mut tc: impl FnMut(&[String]) -> bool,
-        ip: impl FnMut(&[String]) -> bool,
+        tc: impl FnOnce(&[Vec<String>]) -> Vec<bool>,
+        mut ip: impl FnMut(&[String]) -> bool,
     ) -> Self {
         let root = |qdisc: &[&str]| {
             let mut cmd = words(&["qdisc", "add", "dev", dev, "root"]);
@@ -97,35 +100,50 @@ impl KernelShaping {
             vec![cmd]
         };
         let del_root = words(&["qdisc", "del", "dev", dev, "root"]);
+        let del_clsact = words(&["qdisc", "del", "dev", dev, "clsact"]);
         let police = crate::scenario::Policer {
             rate: crate::units::BitRate(1_000_000),
             burst: crate::units::Bytes(10_000),
         };
-        let mut k = Self::default();
-        for (has, adds, del) in [
-            (&mut k.netem, root(&["netem", "delay", "1ms"]), &del_root),
+        let ifb_added = ip(&words(&["link", "add", ifb, "type", "ifb"]));
+        let mut probes = vec![
+            (root(&["netem", "delay", "1ms"]), del_root.clone()),
             (
-                &mut k.tbf,
                 root(&["tbf", "rate", "1mbit", "burst", "10000", "limit", "10000"]),
-                &del_root,
+                del_root.clone(),
             ),
-            (&mut k.codel, root(&["codel"]), &del_root),
-            (&mut k.pie, root(&["pie"]), &del_root),
-            (&mut k.fq_codel, root(&["fq_codel"]), &del_root),
-            (
-                &mut k.police,
-                police_commands(dev, police),
-                &words(&["qdisc", "del", "dev", dev, "clsact"]),
-            ),
-        ] {
-            let added = adds.iter().take_while(|c| tc(c)).count();
-            *has = added == adds.len();
-            if added > 0 {
-                tc(del);
-            }
+            (root(&["codel"]), del_root.clone()),
+            (root(&["pie"]), del_root.clone()),
+            (root(&["fq_codel"]), del_root),
+            (police_commands(dev, police), del_clsact.clone()),
+        ];
+        if ifb_added {
+            probes.push((vec![clsact(dev), redirect_filter(dev, ifb)], del_clsact));
         }
-        k.ifb = probe_ifb(dev, ifb, tc, ip);
-        k
+        let mut lines = Vec::new();
+        let mut adds = Vec::new();
+        for (add, del) in probes {
+            adds.push(lines.len()..lines.len() + add.len());
+            lines.extend(add);
+            lines.push(del);
+        }
+        let ok = tc(&lines);
+        let has = |k: usize| {
+            adds.get(k)
+                .is_some_and(|r| r.clone().all(|i| ok.get(i).copied().unwrap_or(false)))
+        };
+        if ifb_added {
+            ip(&words(&["link", "del", ifb]));
+        }
+        Self {
+            netem: has(0),
+            tbf: has(1),
+            codel: has(2),
+            pie: has(3),
+            fq_codel: has(4),
+            police: has(5),
+            ifb: ifb_added && has(6),
+        }
     }
 
     /// Whether the kernel has every qdisc, action and device [`end_commands`] needs for `link`.
@@ -150,28 +168,6 @@ pub fn aqm_wakes_after(link: &Link) -> Duration {
         Some(AqmKind::Pie(_)) => Duration::from_millis(500),
         _ => Duration::ZERO,
     }
-}
-
-/// Whether an `ifb` device named `ifb` can be added and `dev`'s ingress redirected through it;
-/// whatever the probe added is deleted again.
-fn probe_ifb(
-    dev: &str,
-    ifb: &str,
-    mut tc: impl FnMut(&[String]) -> bool,
-    mut ip: impl FnMut(&[String]) -> bool,
-) -> bool {
-    if !ip(&words(&["link", "add", ifb, "type", "ifb"])) {
-        return false;
-    }
-    let added = [clsact(dev), redirect_filter(dev, ifb)]
-        .iter()
-        .take_while(|c| tc(c))
-        .count();
-    if added > 0 {
-        tc(&words(&["qdisc", "del", "dev", dev, "clsact"]));
-    }
-    ip(&words(&["link", "del", ifb]));
-    added == 2
 }
 
 fn words(w: &[&str]) -> Vec<String> {
@@ -819,14 +815,19 @@ mod tests {
     }
 
     /// Probes against a kernel that refuses every command containing one of `missing`: the
-    /// result, and the command lines run.
+    /// result, and the command lines run (`ip`'s prefixed).
     fn probe(missing: &[&str]) -> (KernelShaping, Vec<String>) {
         let ran = std::cell::RefCell::new(Vec::new());
         let run = |tool: &str, cmd: &[String]| {
             ran.borrow_mut().push(format!("{tool}{}", cmd.join(" ")));
             !missing.iter().any(|m| cmd.iter().any(|w| w == m))
         };
-        let k = KernelShaping::probe("lo", "p0", |c| run("", c), |c| run("ip ", c));
+        let k = KernelShaping::probe(
+            "lo",
+            "p0",
+            |lines| lines.iter().map(|c| run("", c)).collect(),
+            |c| run("ip ", c),
+        );
         (k, ran.into_inner())
     }
 
@@ -837,6 +838,7 @@ mod tests {
         assert_eq!(
             ran,
             vec![
+                "ip link add p0 type ifb",
                 "qdisc add dev lo root netem delay 1ms",
                 "qdisc del dev lo root",
                 "qdisc add dev lo root tbf rate 1mbit burst 10000 limit 10000",
@@ -850,7 +852,6 @@ mod tests {
                 "qdisc add dev lo clsact",
                 "filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe",
                 "qdisc del dev lo clsact",
-                "ip link add p0 type ifb",
                 "qdisc add dev lo clsact",
                 "filter add dev lo ingress matchall action mirred egress redirect dev p0",
                 "qdisc del dev lo clsact",
@@ -870,14 +871,15 @@ mod tests {
                 ..KernelShaping::ALL
             }
         );
-        // What failed to be added is not deleted; clsact, added before its filter failed, is.
+        // Every probe's deletion runs: clsact, added before its filter failed, is deleted, and
+        // the root that pie never took is asked to go too (and the kernel says it has none).
         let after = |line: &str| {
             let i = ran.iter().position(|l| l == line).unwrap();
             ran.get(i + 1).cloned()
         };
         assert_eq!(
             after("qdisc add dev lo root pie").as_deref(),
-            Some("qdisc add dev lo root fq_codel")
+            Some("qdisc del dev lo root")
         );
         assert_eq!(
             after("filter add dev lo egress matchall action police rate 1000000bit burst 10000 conform-exceed drop/pipe").as_deref(),
@@ -885,7 +887,12 @@ mod tests {
         );
         let (none, ran) = probe(&["add"]);
         assert_eq!(none, KernelShaping::default());
-        assert!(ran.iter().all(|l| l.contains(" add ")), "{ran:?}");
+        assert_eq!(ran[0], "ip link add p0 type ifb");
+        assert!(
+            !ran.iter()
+                .any(|l| l.contains("mirred") || l == "ip link del p0"),
+            "without the ifb nothing redirects through it, and nothing deletes it: {ran:?}"
+        );
     }
 
     /// Without `mirred` the ifb the probe added is deleted again, with the `clsact` it added,
@@ -912,8 +919,13 @@ mod tests {
         let (no_ifb, ran) = probe(&["ifb"]);
         assert!(!no_ifb.ifb);
         assert_eq!(
-            ran.last().map(String::as_str),
+            ran.first().map(String::as_str),
             Some("ip link add p0 type ifb")
+        );
+        assert!(
+            !ran.iter()
+                .any(|l| l.contains("mirred") || l.starts_with("ip link del")),
+            "{ran:?}"
         );
         assert_eq!(engine_for(&link(LossModel::None), k), Engine::UserSpace);
         assert_eq!(

@@ -3,9 +3,8 @@
 //! devices and deletes the run's namespaces in reverse order, which takes their veths, ifb
 //! devices, qdiscs and sockets with them. What is already gone is skipped.
 
+use std::path::Path;
 use std::time::Instant;
-
-use anyhow::Context;
 
 use super::names::{self, RunPrefix};
 use super::plan::{LinkPlan, Node, Plan};
@@ -41,6 +40,10 @@ impl Topology {
 
     /// Creates the namespaces, links, addresses and routes of `plan`. `user_space_only` skips the
     /// kernel engine even where the kernel has what a link needs.
+    ///
+    /// The commands go out by phase, each namespace's commands of a phase as one `ip` or `tc`
+    /// process ([`Setup`]): the devices first (a veth's far end lands in another namespace),
+    /// then every namespace's addresses, links up and routes, then the qdiscs.
     pub fn build(
         prefix: RunPrefix,
         scenario: &Scenario,
@@ -60,9 +63,8 @@ impl Topology {
             nodes.push(Node::Sender(f.index));
             nodes.push(Node::Receiver(f.index));
         }
-        for &node in &nodes {
-            t.add_namespace(node)?;
-        }
+        let mut setup = Setup::default();
+        t.add_namespaces(&nodes, &mut setup)?;
         if !user_space_only {
             t.kernel = t.probe_kernel();
         }
@@ -89,76 +91,102 @@ impl Topology {
                 let rns = t.node_ns(Node::Router(router));
                 let hns = t.node_ns(host);
                 let rif = names::access_if(role, f.index);
-                veth(&rns, &rif, &hns, names::HOST_IF, &mtu)?;
-                up(&hns, names::HOST_IF, &subnet.first().to_string())?;
-                up(&rns, &rif, &subnet.second().to_string())?;
+                setup
+                    .create(&rns)
+                    .push(&veth(&rif, &hns, names::HOST_IF, &mtu));
+                up(
+                    setup.configure(&hns),
+                    names::HOST_IF,
+                    &subnet.first().to_string(),
+                );
+                up(setup.configure(&rns), &rif, &subnet.second().to_string());
             }
         }
 
+        let mut wake = std::time::Duration::ZERO;
         for (l, (link, lp)) in scenario.links.iter().zip(&plan.links).enumerate() {
-            t.add_link(l, link, lp, scenario)?;
+            t.add_link(l, link, lp, scenario, &mut setup)?;
+            if t.engines[l] == Engine::Netem {
+                wake = wake.max(tc::aqm_wakes_after(link));
+            }
         }
 
         for r in plan.routes().map_err(anyhow::Error::msg)? {
             let ns = t.node_ns(r.node);
             let dst = r.dst.map_or("default".to_string(), |a| format!("{a}/32"));
             let via = r.via.to_string();
-            sys::ip(
-                Some(&ns),
-                &["route", "add", &dst, "via", &via, "dev", &r.dev],
-            )
-            .with_context(|| format!("routing in {ns}"))?;
+            setup
+                .configure(&ns)
+                .push(&["route", "add", &dst, "via", &via, "dev", &r.dev]);
         }
+        setup.run()?;
+        t.aqms_awake_at = Instant::now() + wake;
         Ok(t)
     }
 
+    /// The namespaces of `nodes`, made by one `ip` process, each recorded for the teardown
+    /// before it is asked for, and set up: forwarding, no reverse-path filter, ECN for kernel
+    /// TCP peers, no IPv6 chatter, and (in `setup`) the loopback up.
+    fn add_namespaces(&mut self, nodes: &[Node], setup: &mut Setup) -> anyhow::Result<()> {
+        let mut add = sys::Batch::ip(None);
+        for &node in nodes {
+            let ns = self.node_ns(node);
+            add.push(&["netns", "add", &ns]);
+            self.namespaces.push(ns);
+        }
+        add.run()?;
+        for &node in nodes {
+            let ns = self.node_ns(node);
+            let router = matches!(node, Node::Router(_));
+            sys::in_netns(&ns, || {
+                if router {
+                    sys::sysctl("net/ipv4/ip_forward", "1")?;
+                }
+                sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
+                sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
+                // Kernel TCP peers negotiate ECN (as quinn always sends ECT(0)), so a marking
+                // link marks both.
+                sys::sysctl("net/ipv4/tcp_ecn", "1")?;
+                // No IPv6 chatter (router solicitations, MLD) on the links.
+                let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
+                let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");
+                Ok(())
+            })?;
+            setup.configure(&ns).push(&["link", "set", "lo", "up"]);
+        }
+        Ok(())
+    }
+
     /// What the kernel has of the tc engine's qdiscs, actions and devices, probed on the
-    /// loopback of one of the run's own namespaces, which nothing else uses.
+    /// loopback of one of the run's own namespaces, which nothing else uses. A `tc` that cannot
+    /// run shows nothing.
     fn probe_kernel(&self) -> tc::KernelShaping {
         let ns = self.node_ns(Node::Router(0));
         let ip = |args: &[String]| {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             sys::ip(Some(&ns), &args).is_ok()
         };
-        tc::KernelShaping::probe(
-            "lo",
-            names::PROBE_IFB,
-            |args| sys::tc(&ns, args).is_ok(),
-            ip,
-        )
-    }
-
-    /// The namespace of `node`, recorded for the teardown as soon as it exists.
-    fn add_namespace(&mut self, node: Node) -> anyhow::Result<()> {
-        let ns = self.node_ns(node);
-        sys::ip(None, &["netns", "add", &ns])?;
-        self.namespaces.push(ns.clone());
-        let router = matches!(node, Node::Router(_));
-        sys::in_netns(&ns, || {
-            if router {
-                sys::sysctl("net/ipv4/ip_forward", "1")?;
+        let tc = |lines: &[Vec<String>]| {
+            let mut batch = sys::Batch::tc(&ns);
+            for line in lines {
+                batch.push(line);
             }
-            sys::sysctl("net/ipv4/conf/all/rp_filter", "0")?;
-            sys::sysctl("net/ipv4/conf/default/rp_filter", "0")?;
-            // Kernel TCP peers negotiate ECN (as quinn always sends ECT(0)), so a marking
-            // link marks both.
-            sys::sysctl("net/ipv4/tcp_ecn", "1")?;
-            // No IPv6 chatter (router solicitations, MLD) on the links.
-            let _ = sys::sysctl("net/ipv6/conf/default/disable_ipv6", "1");
-            let _ = sys::sysctl("net/ipv6/conf/all/disable_ipv6", "1");
-            Ok(())
-        })?;
-        sys::ip(Some(&ns), &["link", "set", "lo", "up"])?;
-        Ok(())
+            batch
+                .run_each()
+                .unwrap_or_else(|_| vec![false; lines.len()])
+        };
+        tc::KernelShaping::probe("lo", names::PROBE_IFB, tc, ip)
     }
 
-    /// Scenario link `l` between its routers, on its engine.
+    /// Scenario link `l` between its routers, on its engine, into `setup`; a user-space link's
+    /// TUN devices are opened (and its engine started) at once.
     fn add_link(
         &mut self,
         l: usize,
         link: &Link,
         lp: &LinkPlan,
         scenario: &Scenario,
+        setup: &mut Setup,
     ) -> anyhow::Result<()> {
         let head = self.node_ns(Node::Router(lp.head));
         let tail = self.node_ns(Node::Router(lp.tail));
@@ -166,34 +194,41 @@ impl Topology {
         let mtu = scenario.mtu.to_string();
         match self.engines[l] {
             Engine::Netem => {
-                veth(&head, &dev, &tail, &dev, &mtu)?;
+                setup.create(&head).push(&veth(&dev, &tail, &dev, &mtu));
                 // Each end receives one direction: the head the reverse, the tail the forward.
                 // The ifb lives in the router's namespace, so deleting that removes it too.
                 let ifb = names::ifb_if(l);
                 for (ns, received) in [(&head, &link.reverse_loss), (&tail, &link.loss)] {
-                    sys::ip(Some(ns), &["link", "add", &ifb, "mtu", &mtu, "type", "ifb"])?;
-                    sys::ip(Some(ns), &["link", "set", &ifb, "up"])?;
+                    setup
+                        .create(ns)
+                        .push(&["link", "add", &ifb, "mtu", &mtu, "type", "ifb"]);
+                    setup.configure(ns).push(&["link", "set", &ifb, "up"]);
                     let cmds = tc::end_commands(&dev, &ifb, link, received, scenario.mtu)
                         .map_err(anyhow::Error::msg)?;
                     for c in cmds {
-                        sys::tc(ns, &c)?;
+                        setup.shape(ns).push(&c);
                     }
                 }
-                let awake = Instant::now() + tc::aqm_wakes_after(link);
-                self.aqms_awake_at = self.aqms_awake_at.max(awake);
                 self.user_links.push(None);
             }
             Engine::UserSpace => {
                 let hf = sys::in_netns(&head, || tun::open(&dev))?;
                 let tf = sys::in_netns(&tail, || tun::open(&dev))?;
-                sys::ip(Some(&head), &["link", "set", &dev, "mtu", &mtu])?;
-                sys::ip(Some(&tail), &["link", "set", &dev, "mtu", &mtu])?;
+                for ns in [&head, &tail] {
+                    setup
+                        .configure(ns)
+                        .push(&["link", "set", &dev, "mtu", &mtu]);
+                }
                 self.user_links
                     .push(Some(UserLink::start(l, link, scenario.seed, hf, tf)?));
             }
         }
-        up(&head, &dev, &lp.subnet.first().to_string())?;
-        up(&tail, &dev, &lp.subnet.second().to_string())?;
+        up(setup.configure(&head), &dev, &lp.subnet.first().to_string());
+        up(
+            setup.configure(&tail),
+            &dev,
+            &lp.subnet.second().to_string(),
+        );
         Ok(())
     }
 
@@ -220,13 +255,29 @@ impl Topology {
         tc_stats::parse_police_drops(&out).map_err(anyhow::Error::msg)
     }
 
-    /// Removes everything; errors are collected, not fatal (the rest is still removed).
+    /// Removes everything, by one `ip` process that goes on past a namespace it cannot delete;
+    /// what is still there afterwards is reported, not fatal (the rest is still removed).
     pub fn teardown(&mut self) -> Vec<String> {
         self.user_links.clear();
+        let existing: Vec<String> = self
+            .namespaces
+            .drain(..)
+            .rev()
+            .filter(|ns| Path::new(sys::NETNS_DIR).join(ns).exists())
+            .collect();
+        let mut batch = sys::Batch::ip(None);
+        for ns in &existing {
+            batch.push(&["netns", "del", ns]);
+        }
         let mut errors = Vec::new();
-        while let Some(ns) = self.namespaces.pop() {
-            if let Err(e) = sys::delete_namespace(&ns) {
-                errors.push(format!("{e:#}"));
+        if let Err(e) = batch.run_each() {
+            errors.push(format!("{e:#}"));
+        }
+        for ns in existing {
+            if Path::new(sys::NETNS_DIR).join(&ns).exists() {
+                errors.push(format!(
+                    "namespace {ns} could not be deleted: `discern clean` removes what a run left"
+                ));
             }
         }
         errors
@@ -241,45 +292,88 @@ impl Drop for Topology {
     }
 }
 
-/// A veth pair from `a_if` in namespace `a` to `b_if` in namespace `b`.
+/// The `ip` command, run in the first end's namespace, that makes a veth pair from `a_if` there
+/// to `b_if` in namespace `b`.
 ///
 /// Both ends send one packet per buffer (`gso_max_segs 1`): a UDP or TCP sender on a veth would
 /// otherwise hand the routers' qdiscs and policer segmentation-offload buffers of several
 /// packets each, which a qdisc's limit counts as one, PIE and CoDel drop as one, and a policer
 /// passes or drops whole. A wire carries single packets, and so does the simulator's link.
-fn veth(a: &str, a_if: &str, b: &str, b_if: &str, mtu: &str) -> anyhow::Result<()> {
-    sys::ip(
-        Some(a),
-        &[
-            "link",
-            "add",
-            a_if,
-            "mtu",
-            mtu,
-            "gso_max_segs",
-            "1",
-            "type",
-            "veth",
-            "peer",
-            "name",
-            b_if,
-            "mtu",
-            mtu,
-            "gso_max_segs",
-            "1",
-            "netns",
-            b,
-        ],
-    )
-    .map(|_| ())
+fn veth(a_if: &str, b: &str, b_if: &str, mtu: &str) -> [String; 18] {
+    [
+        "link",
+        "add",
+        a_if,
+        "mtu",
+        mtu,
+        "gso_max_segs",
+        "1",
+        "type",
+        "veth",
+        "peer",
+        "name",
+        b_if,
+        "mtu",
+        mtu,
+        "gso_max_segs",
+        "1",
+        "netns",
+        b,
+    ]
+    .map(String::from)
 }
 
-/// Gives `dev` in `ns` the address `addr`/30 and brings it up.
-fn up(ns: &str, dev: &str, addr: &str) -> anyhow::Result<()> {
-    sys::ip(
-        Some(ns),
-        &["addr", "add", &format!("{addr}/30"), "dev", dev],
-    )?;
-    sys::ip(Some(ns), &["link", "set", dev, "up"])?;
-    Ok(())
+/// Gives `dev` the address `addr`/30 and brings it up, in `batch`'s namespace.
+fn up(batch: &mut sys::Batch, dev: &str, addr: &str) {
+    batch.push(&["addr", "add", &format!("{addr}/30"), "dev", dev]);
+    batch.push(&["link", "set", dev, "up"]);
+}
+
+/// A topology's commands by phase and namespace, in the order each namespace first appeared:
+/// devices made from each namespace, then each namespace's addresses, links and routes, then its
+/// qdiscs and filters. A phase's commands in one namespace depend only on that namespace's
+/// earlier ones and on earlier phases, so each runs as one process ([`sys::Batch`]).
+#[derive(Debug, Default)]
+struct Setup {
+    create: Vec<sys::Batch>,
+    configure: Vec<sys::Batch>,
+    shape: Vec<sys::Batch>,
+    /// The namespace of each batch, by index into the phases (the same in all three).
+    namespaces: Vec<String>,
+}
+
+impl Setup {
+    fn index(&mut self, ns: &str) -> usize {
+        if let Some(i) = self.namespaces.iter().position(|n| n == ns) {
+            return i;
+        }
+        self.namespaces.push(ns.to_string());
+        self.create.push(sys::Batch::ip(Some(ns)));
+        self.configure.push(sys::Batch::ip(Some(ns)));
+        self.shape.push(sys::Batch::tc(ns));
+        self.namespaces.len() - 1
+    }
+
+    fn create(&mut self, ns: &str) -> &mut sys::Batch {
+        let i = self.index(ns);
+        &mut self.create[i]
+    }
+
+    fn configure(&mut self, ns: &str) -> &mut sys::Batch {
+        let i = self.index(ns);
+        &mut self.configure[i]
+    }
+
+    fn shape(&mut self, ns: &str) -> &mut sys::Batch {
+        let i = self.index(ns);
+        &mut self.shape[i]
+    }
+
+    /// Runs the phases in order; the first command that fails ends it.
+    fn run(&self) -> anyhow::Result<()> {
+        for batch in self.create.iter().chain(&self.configure).chain(&self.shape) {
+            batch.run()?;
+        }
+        Ok(())
+    }
 }
