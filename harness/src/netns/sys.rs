@@ -113,6 +113,11 @@ impl Batch {
             .push(args.iter().map(|a| a.as_ref().to_string()).collect());
     }
 
+    /// The namespace the commands run in (`None`: the current one).
+    pub fn namespace(&self) -> Option<&str> {
+        self.ns.as_deref()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
@@ -185,9 +190,7 @@ impl Batch {
     /// `ip -n NS` or `tc -n NS`.
     fn prefix(&self) -> Vec<String> {
         let mut all = vec![self.program.to_string()];
-        if let Some(ns) = &self.ns {
-            all.extend(["-n".to_string(), ns.clone()]);
-        }
+        all.extend(with_ns(self.namespace(), &[]));
         all
     }
 

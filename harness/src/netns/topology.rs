@@ -3,7 +3,6 @@
 //! devices and deletes the run's namespaces in reverse order, which takes their veths, ifb
 //! devices, qdiscs and sockets with them. What is already gone is skipped.
 
-use std::path::Path;
 use std::time::Instant;
 
 use super::names::{self, RunPrefix};
@@ -259,11 +258,12 @@ impl Topology {
     /// what is still there afterwards is reported, not fatal (the rest is still removed).
     pub fn teardown(&mut self) -> Vec<String> {
         self.user_links.clear();
+        let present = sys::namespaces();
         let existing: Vec<String> = self
             .namespaces
             .drain(..)
             .rev()
-            .filter(|ns| Path::new(sys::NETNS_DIR).join(ns).exists())
+            .filter(|ns| present.contains(ns))
             .collect();
         let mut batch = sys::Batch::ip(None);
         for ns in &existing {
@@ -273,8 +273,9 @@ impl Topology {
         if let Err(e) = batch.run_each() {
             errors.push(format!("{e:#}"));
         }
+        let left = sys::namespaces();
         for ns in existing {
-            if Path::new(sys::NETNS_DIR).join(&ns).exists() {
+            if left.contains(&ns) {
                 errors.push(format!(
                     "namespace {ns} could not be deleted: `discern clean` removes what a run left"
                 ));
@@ -334,45 +335,53 @@ fn up(batch: &mut sys::Batch, dev: &str, addr: &str) {
 /// qdiscs and filters. A phase's commands in one namespace depend only on that namespace's
 /// earlier ones and on earlier phases, so each runs as one process ([`sys::Batch`]).
 #[derive(Debug, Default)]
-struct Setup {
-    create: Vec<sys::Batch>,
-    configure: Vec<sys::Batch>,
-    shape: Vec<sys::Batch>,
-    /// The namespace of each batch, by index into the phases (the same in all three).
-    namespaces: Vec<String>,
+struct Setup(Vec<NamespaceSetup>);
+
+/// One namespace's batches, one per phase.
+#[derive(Debug)]
+struct NamespaceSetup {
+    create: sys::Batch,
+    configure: sys::Batch,
+    shape: sys::Batch,
 }
 
 impl Setup {
-    fn index(&mut self, ns: &str) -> usize {
-        if let Some(i) = self.namespaces.iter().position(|n| n == ns) {
-            return i;
-        }
-        self.namespaces.push(ns.to_string());
-        self.create.push(sys::Batch::ip(Some(ns)));
-        self.configure.push(sys::Batch::ip(Some(ns)));
-        self.shape.push(sys::Batch::tc(ns));
-        self.namespaces.len() - 1
+    /// `ns`'s batches, opened where `ns` first appears.
+    fn of(&mut self, ns: &str) -> &mut NamespaceSetup {
+        let i = match self.0.iter().position(|n| n.shape.namespace() == Some(ns)) {
+            Some(i) => i,
+            None => {
+                self.0.push(NamespaceSetup {
+                    create: sys::Batch::ip(Some(ns)),
+                    configure: sys::Batch::ip(Some(ns)),
+                    shape: sys::Batch::tc(ns),
+                });
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i]
     }
 
     fn create(&mut self, ns: &str) -> &mut sys::Batch {
-        let i = self.index(ns);
-        &mut self.create[i]
+        &mut self.of(ns).create
     }
 
     fn configure(&mut self, ns: &str) -> &mut sys::Batch {
-        let i = self.index(ns);
-        &mut self.configure[i]
+        &mut self.of(ns).configure
     }
 
     fn shape(&mut self, ns: &str) -> &mut sys::Batch {
-        let i = self.index(ns);
-        &mut self.shape[i]
+        &mut self.of(ns).shape
     }
 
     /// Runs the phases in order; the first command that fails ends it.
     fn run(&self) -> anyhow::Result<()> {
-        for batch in self.create.iter().chain(&self.configure).chain(&self.shape) {
-            batch.run()?;
+        let phases: [fn(&NamespaceSetup) -> &sys::Batch; 3] =
+            [|n| &n.create, |n| &n.configure, |n| &n.shape];
+        for phase in phases {
+            for n in &self.0 {
+                phase(n).run()?;
+            }
         }
         Ok(())
     }
