@@ -64,17 +64,25 @@ use crate::Adapter;
 ///   tenth packet, random losses called random rose from 0.67 to 0.98 and efficiency from 0.61
 ///   to 0.99.
 /// - *The policer rule is a loss share, and a remembered limit.* A window-beyond-delivery-rate
-///   test overestimated the rate through the token bucket's burst; the loss share with the limit
-///   remembered for 16 rounds calls 97 % of a policer's drops congestion and holds 0.90 of the
-///   policed rate alone.
+///   test overestimated the rate through the token bucket's burst; the loss share, with the limit
+///   remembered until the window has grown back to it and some rounds more, calls most of a
+///   policer's drops congestion.
+/// - *A rate limit is answered as Reno's equal, not by Reno's halving and FAST's refill.* Halving
+///   and then refilling a quarter a round took more than NewReno's share of a shared policer;
+///   CUBIC's cut with RFC 9438's Reno-friendly increase (section 4.3) takes Reno's share by
+///   construction, and alone keeps a larger average window below the limit (0.85 of it, not 0.75).
+/// - *One run of lost packets is a fade, where the delay reads the queue.* A Gilbert-Elliott
+///   channel's bad state loses consecutive packets, which one or two ACKs reveal; a policer or an
+///   overflowing buffer passes packets between its drops. Where delay noise hides a shallow
+///   buffer's queue (a cellular trace's outage fills it and drops a run), the share alone decides.
 ///
 /// Known limits (docs/RESULTS.md, the goals table): order-keeping per-packet jitter of several
 /// milliseconds looks like a standing queue that does not answer the flow's shrinking, so the
 /// flow shares it as NewReno would (the jitter class); against CUBIC in buffers of several BDP it
 /// yields for rounds before it reads the queue as another flow's, and CUBIC's slow convergence
 /// from that small window leaves it less than an even share; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
-/// back by FAST's small steps; behind a policer shared with NewReno, the first losses of each
-/// episode stay under the loss share that reveals the limit, and NewReno keeps about four fifths.
+/// back by FAST's small steps; behind a policer shared with NewReno, NewReno keeps a little less
+/// than beside its own kind: the flow's average window, at CUBIC's cut, is the larger.
 ///
 /// `queue = full` keeps the earlier design to compare: NewReno that keeps its window on a loss
 /// below the largest queue the path has shown ([`QueueFull`]), with its options `growth`,

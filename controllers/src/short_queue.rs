@@ -61,8 +61,9 @@
 //!   empties the flow's own part of it from time to time, and when the delivery rate jumps for
 //!   several rounds, to look.
 //!
-//! Where a rate limit has been found (see below), the window rises above it by at most a target's
-//! worth of bytes a round, however empty the queue: a policer has none to show.
+//! Where a rate limit has been found (see below), the window grows by RFC 9438's Reno-friendly
+//! increase (about half a segment a round), and never more than a target's worth of bytes a round
+//! above the limit, however empty the queue: a policer has none to show.
 //!
 //! **A noisy path** ([`PathModel::is_noisy`]: the delay varies from frame to frame, or on average
 //! over the frames of the last round, by more than the target) cannot tell the flow's queue from
@@ -117,20 +118,26 @@
 //! the packet was sent under even where the window has grown since cut deeper after slow start:
 //! over 10 seeds it halved the gigabit classes' p95 queue but cost a tenth of the share against
 //! CUBIC on drop-tail and PIE.) A loss share beyond a channel's with no queue is a rate limit (a
-//! policer), remembered for 16 rounds after the last window that lost three packets or more, during
-//! which every loss with the queue short is its: each halves the window once per window, as NewReno
-//! answers a queue, since a policer is a limit the flow shares like one. (A lone loss does not
-//! renew it: on a lossy path a limit read once, from a slow start's overshoot into a shallow
-//! buffer, would otherwise never lapse.) Other losses are random and keep the window. An ECN-CE
-//! mark reduces by `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
+//! policer), unless the path's delay reads its queue and the losses were one run of consecutive
+//! packets, a channel's fade (the classifier's `RUN_REVEALS`). The limit is remembered for 16
+//! rounds, beyond the rounds the window takes to grow back to it, after the last window that lost
+//! three packets or more; meanwhile every loss with the queue short, from a window no smaller than
+//! the limit's cut leaves, is its. Each cuts the window to 0.7 once per window, and the window
+//! grows back by `3 (1 - 0.7) / (1 + 0.7)` segments a round: the AIMD pair that takes Reno's share
+//! (RFC 9438 section 4.3), since a policer is a limit the flow shares like a queue, and alone it
+//! holds more of the limit's rate than Reno's halving. (A lone loss does not renew the limit, and a
+//! loss from a window below the cut is random: on a lossy path a limit read once, from a slow
+//! start's overshoot into a shallow buffer, would otherwise keep cutting the window.) Other losses
+//! are random and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent
+//! congestion restarts slow start.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{
-    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, NoiseRead,
-    PathModel, ShortQueue,
+    beyond_a_channel, half_window_lost, lost_share_of_window, reno_friendly_increase,
+    Discriminator, LossCause, NoiseRead, PathModel, ShortQueue, RATE_BETA,
 };
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
@@ -460,8 +467,8 @@ impl ShortQueueAlgorithm {
     pub const DEFAULT_CONTEST_REACH: f64 = 1.75;
 
     /// An algorithm that starts from `window`, competes for a shared queue by `competing`'s
-    /// rules, multiplies by `beta` on a rate limit's losses (and on a shared queue's congestion
-    /// under [`Competing::Reno`]) and by `ecn_beta` on a CE mark.
+    /// rules, multiplies by `beta` on a shared queue's congestion under [`Competing::Reno`] (and
+    /// where half a window is lost) and by `ecn_beta` on a CE mark.
     pub fn new(window: Window, competing: Competing, beta: f64, ecn_beta: f64) -> Self {
         Self {
             window,
@@ -1165,8 +1172,9 @@ impl ShortQueueAlgorithm {
         let alpha = self.alpha(target);
         let aim = cwnd * base_rtt / (base_rtt + queue.as_secs_f64()) + alpha;
         let mut next = (cwnd + (aim - cwnd) / 2.0).min(2.0 * cwnd);
-        // Where a rate limit has been found, the window probes above it by a target a round at
-        // most, however empty the queue (the policer has none).
+        // Where a rate limit has been found, the window grows as Reno's equal at CUBIC's cut, and
+        // probes above the limit by a target a round at most, however empty the queue (the
+        // policer has none).
         let limit = self.classifier().rate_limit().map(|l| l as f64);
         let refill_pipe = self.refill_pipe();
         if queue < target && cwnd < refill_pipe {
@@ -1176,7 +1184,10 @@ impl ShortQueueAlgorithm {
             next = next.max((cwnd * REFILL_GROWTH).min(refill_pipe));
         }
         if let Some(limit) = limit {
-            next = next.min(limit.max(cwnd));
+            let mss = self.window.mss() as f64;
+            next = next
+                .min(limit.max(cwnd))
+                .min(cwnd + reno_friendly_increase(RATE_BETA) * mss);
         }
         if self.window.state() == State::Recovery || after_drain {
             // The loss response (or an overshoot's drain) took out the queue this round read: it
@@ -1257,8 +1268,9 @@ impl ShortQueueAlgorithm {
         }
         let cwnd = self.window.cwnd();
         match (self.classifier().last_cause(), self.owner) {
-            // A policer: a limit shared with other flows, answered as NewReno answers a queue.
-            (Some(LossCause::Rate), _) => self.window.reduce(event.now, self.beta),
+            // A policer: a limit shared with other flows, answered by the AIMD pair that takes
+            // Reno's share (the growth is in `fast_update`).
+            (Some(LossCause::Rate), _) => self.window.reduce(event.now, RATE_BETA),
             // Half a window lost in one window: at most half of it arrived, whatever queue the
             // delays show (a receiver that hides the queue in its ACK Delay shows none), so
             // taking out the queue met could leave the window where it was.

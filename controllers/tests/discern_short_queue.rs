@@ -1201,6 +1201,16 @@ fn on_a_slow_link_the_guard_stands_a_packet_time_above_the_target() {
     expect_verdict(&path.lose(1), Verdict::Congestion);
 }
 
+/// `packets` lost in one window as a rate limit drops them: a few at a time, revealed by
+/// `packets / 2` ACKs with delivered packets between, not in one run. Returns the last decision.
+fn lose_interleaved(path: &mut Path<ShortQueueAlgorithm>, packets: u64) -> Decision {
+    let mut last = path.lose(2);
+    for _ in 1..packets / 2 {
+        last = path.lose(2);
+    }
+    last
+}
+
 /// A rate limit (a policer's drops: a fifth of the window lost with no queue) is remembered,
 /// and lone losses meanwhile are its; but only losses that show a limit again renew it, so on a
 /// lossy path a limit read once (a slow start's overshoot into a shallow buffer) lapses, and a
@@ -1209,7 +1219,7 @@ fn on_a_slow_link_the_guard_stands_a_packet_time_above_the_target() {
 fn lone_losses_do_not_keep_a_rate_limit_alive() {
     let mut path = settled();
     let window = path.cwnd_packets() as u64;
-    let burst = path.lose(window / 4);
+    let burst = lose_interleaved(&mut path, window / 4);
     assert_eq!(burst.evidence.reason, "loss rate beyond a channel's");
     path.rounds(2);
     let remembered = path.lose(1);
@@ -1224,6 +1234,68 @@ fn lone_losses_do_not_keep_a_rate_limit_alive() {
         Some(&Verdict::Random),
         "lone losses every two rounds kept the limit: {verdicts:?}"
     );
+}
+
+/// Behind a rate limit the flow answers as an AIMD flow that takes Reno's share (RFC 9438
+/// section 4.3): a cut to 0.7, then half a segment a round or so, however empty the queue (a
+/// policer keeps none), where FAST's refill would take back a quarter of the window a round.
+#[test]
+fn behind_a_rate_limit_the_window_grows_as_reno_s_equal() {
+    let mut path = settled();
+    let window = path.cwnd_packets() as u64;
+    let before = path.cwnd() as f64;
+    let limit = lose_interleaved(&mut path, window / 4);
+    assert_eq!(limit.evidence.reason, "loss rate beyond a channel's");
+    let cut = path.cwnd() as f64;
+    assert!(
+        (cut - 0.7 * before).abs() <= MSS as f64,
+        "{before} -> {cut}"
+    );
+    let rounds = 10;
+    path.rounds(rounds);
+    let grown = (path.cwnd() as f64 - cut) / MSS as f64;
+    // 3 (1 - 0.7) / (1 + 0.7) = 0.53 segments a round at most: Reno's share at CUBIC's cut (the
+    // synthetic path's round trips are shorter than the algorithm's rounds, so it grows less a
+    // round trip). FAST's refill would have taken back a quarter of the window each round.
+    assert!(
+        (0.2 * rounds as f64..=0.6 * rounds as f64 + 1.0).contains(&grown),
+        "{grown:.1} segments in {rounds} rounds"
+    );
+}
+
+/// A fifth of the window lost in one run of consecutive packets (a Gilbert-Elliott channel's
+/// fade), which one ACK reveals, on a quiet path with no queue: a buffer's overflow would have
+/// shown as a queue, and a rate limit would have passed packets between its drops, so the run
+/// is the channel's. It keeps the window, and leaves no rate limit that would make the next lone
+/// loss congestion. The same share lost a couple of packets at a time is a limit's.
+#[test]
+fn a_run_of_losses_with_no_queue_on_a_quiet_path_is_a_fade_not_a_rate_limit() {
+    let mut path = settled();
+    let window = path.cwnd_packets() as u64;
+    let before = path.cwnd();
+    let fade = path.lose(window / 4);
+    expect_verdict(&fade, Verdict::Random);
+    assert_eq!(path.cwnd(), before);
+    assert_eq!(path.algorithm.classifier().rate_limit(), None);
+    path.rounds(2);
+    lose_one_keeping_the_window(&mut path, Verdict::Random);
+    path.rounds(2);
+    let limit = lose_interleaved(&mut path, window / 4);
+    expect_verdict(&limit, Verdict::Congestion);
+    assert_eq!(limit.evidence.reason, "loss rate beyond a channel's");
+}
+
+/// On a path whose delay is noisy, the delay cannot show a shallow buffer's overflow (a
+/// cellular trace's outage fills it and drops a run), so a fifth of the window lost in one run
+/// with the queue short still shows a limit.
+#[test]
+fn on_a_noisy_path_a_run_of_losses_still_shows_a_rate_limit() {
+    let mut path = noisy();
+    assert!(path.algorithm.classifier().path().is_noisy());
+    let window = path.cwnd_packets() as u64;
+    let run = path.lose_with_rtt(window / 4, RTT);
+    expect_verdict(&run, Verdict::Congestion);
+    assert_eq!(run.evidence.reason, "loss rate beyond a channel's");
 }
 
 #[test]

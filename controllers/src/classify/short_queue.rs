@@ -42,15 +42,27 @@ const ACKED_PER_FRAME_GAIN: f64 = 1.0 / 16.0;
 /// policer drops whatever exceeds its rate, so its loss rate grows with the window, while the
 /// lossiest channel the scoreboard measures loses 3 % (RFC 8085 section 3.1.10's circuit
 /// breaker, and BBRv3's loss ceiling, are the same idea: a loss rate far above the path's
-/// normal is a limit, not noise). A fifth: a Gilbert-Elliott channel's bursts rarely reach it.
+/// normal is a limit, not noise). A fifth: a Gilbert-Elliott channel's bursts rarely reach it, and
+/// one that does is a single run of lost packets ([`RUN_REVEALS`]).
 const RATE_LOSS_SHARE: u64 = 5;
 /// The fewest lost packets that can show a rate limit, so that a small window's unlucky round is
 /// not a policer.
 const MIN_RATE_LOSSES: u64 = 4;
+/// The most loss events one run of consecutive lost packets can make. quinn declares a packet
+/// lost once one sent three packets later is acknowledged (RFC 9002 section 6.1.1,
+/// `kPacketThreshold`): the first ACK after a run reveals all of it but its last two packets, and
+/// the next ACKs at most one each. A channel's fade loses such a run (a Gilbert-Elliott channel's
+/// bad state); a rate limit drops what exceeds its rate and passes the rest, so its losses are
+/// interleaved with delivered packets and revealed by more ACKs than that.
+const RUN_REVEALS: u64 = 3;
 /// Lost packets in a window that renew a remembered rate limit (see [`ShortQueue::classify`]).
 const RENEW_LOSSES: u64 = 3;
-/// Rounds a found rate limit is remembered after the last loss that showed it.
+/// Rounds a found rate limit is remembered after the last loss that showed it, beyond the
+/// rounds the window takes to grow back to it ([`RateLimit::found`]).
 const RATE_LIMIT_ROUNDS: u64 = 16;
+/// The window factor on a rate limit's losses: CUBIC's (RFC 9438 section 4.6), with the growth
+/// that makes it Reno's equal ([`reno_friendly_increase`]).
+pub(crate) const RATE_BETA: f64 = 0.7;
 /// Rounds on each side of the comparison that finds the delay noise floor: enough that the
 /// delivery rate, whose round-to-round spread on a jittered path is a tenth or more, averages to
 /// a few hundredths.
@@ -825,13 +837,13 @@ pub struct ShortQueue {
     marks_ce: bool,
     last_cause: Option<LossCause>,
     last_queue_met: Duration,
-    /// The window, in packets, at which a rate limit was found (what passed of the window whose
-    /// losses exceeded a channel's), and the round it was last seen. The window rises by the
-    /// target's worth of packets a round, no faster (the flow probes above it, as BBRv3 does
-    /// above `inflight_hi`); while it is remembered, every loss with the queue short is the
-    /// limit's: a policer drops what exceeds it, and the flow answers as NewReno does.
-    rate_limit: Option<(f64, u64)>,
+    /// A rate limit found (a policer's); while it is remembered, every loss with the queue short
+    /// is the limit's: a policer drops what exceeds it.
+    rate_limit: Option<RateLimit>,
     rounds_seen: u64,
+    /// The current loss window: how many ACKs revealed its losses, and the window they were lost
+    /// from.
+    loss_window: LossWindow,
 }
 
 impl ShortQueue {
@@ -859,13 +871,22 @@ impl ShortQueue {
     /// target's worth of bytes a round since.
     pub fn rate_limit(&self) -> Option<u64> {
         self.rate_limit
-            .map(|(packets, _)| (packets * self.path.mss as f64) as u64)
+            .map(|limit| (limit.packets * self.path.mss as f64) as u64)
     }
 
     /// The target's worth of packets: how far a round may probe above a rate limit.
     fn target_packets(&self) -> f64 {
         let bytes = self.path.target().as_secs_f64() * self.path.peak_rate();
         (bytes / self.path.mss.max(1) as f64).max(1.0)
+    }
+
+    /// Whether this loss window's losses could be one run of consecutive packets
+    /// ([`RUN_REVEALS`]) on a path whose delay reads the queue: there a buffer's overflow shows as
+    /// a queue above the guard, so a run lost with the queue short is a channel's fade. Where the
+    /// delay is noisy, a trace's outage fills a shallow buffer and drops a run too, with no
+    /// queue the flow can read, so the share of the window lost stays the evidence.
+    fn one_run_is_a_fade(&self) -> bool {
+        self.loss_window.reveals <= RUN_REVEALS && !self.path.is_noisy()
     }
 
     fn judge(
@@ -884,13 +905,19 @@ impl ShortQueue {
         if queue >= guard {
             return (LossCause::Queue, "queue above the guard");
         }
-        if shows_rate_limit(event, losses_in_window) {
+        if shows_rate_limit(event, losses_in_window, self.one_run_is_a_fade()) {
             return (LossCause::Rate, "loss rate beyond a channel's");
         }
-        if self.rate_limit.is_some() {
-            return (LossCause::Rate, "a rate limit this path has shown");
+        match self.rate_limit {
+            Some(limit) if limit.reached_by(event.window_packets) => {
+                (LossCause::Rate, "a rate limit this path has shown")
+            }
+            Some(_) => (
+                LossCause::Random,
+                "below the window a rate limit's cut leaves",
+            ),
+            None => (LossCause::Random, "queue below the guard"),
         }
-        (LossCause::Random, "queue below the guard")
     }
 }
 
@@ -904,9 +931,9 @@ impl Classifier for ShortQueue {
         if self.path.rounds() != self.rounds_seen {
             self.rounds_seen = self.path.rounds();
             let step = self.target_packets();
-            if let Some((limit, seen)) = &mut self.rate_limit {
-                *limit += step;
-                if self.rounds_seen.saturating_sub(*seen) > RATE_LIMIT_ROUNDS {
+            if let Some(limit) = &mut self.rate_limit {
+                limit.packets += step;
+                if self.rounds_seen.saturating_sub(limit.seen) > limit.memory {
                     self.rate_limit = None;
                 }
             }
@@ -923,13 +950,17 @@ impl Classifier for ShortQueue {
             .queue_met_at(event.sent)
             .unwrap_or_else(|| event.rtt.queueing());
         let guard = self.path.guard();
+        self.loss_window.record(event, losses_in_window);
         let (cause, reason) = self.judge(event, losses_in_window, queue, guard);
         // A loss called the limit's only because one is remembered renews it only if it came
         // with others: a policer that the window pokes above drops a few packets a window,
         // while a lone random loss renewing it would keep the limit forever on a lossy path.
         if cause == LossCause::Rate && losses_in_window >= RENEW_LOSSES {
-            let passed = event.window_packets.saturating_sub(losses_in_window);
-            self.rate_limit = Some((passed.max(2) as f64, self.path.rounds()));
+            let passed = self
+                .loss_window
+                .window_packets
+                .saturating_sub(losses_in_window);
+            self.rate_limit = Some(RateLimit::found(passed, self.path.rounds()));
         }
         self.last_cause = Some(cause);
         self.last_queue_met = queue;
@@ -943,6 +974,76 @@ impl Classifier for ShortQueue {
             reason,
         }
     }
+}
+
+/// A rate limit found where more of a window was lost than a channel loses, with the queue
+/// short. The flow answers its losses as an AIMD flow that takes Reno's share (RFC 9438 section
+/// 4.3): a cut to [`RATE_BETA`] and [`reno_friendly_increase`] a round, a policer being a limit
+/// shared with whatever other flows pass it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RateLimit {
+    /// The window, in packets, at which it was found (what passed of the window whose losses
+    /// showed it).
+    found: f64,
+    /// The window the flow may grow to: `found`, raised by the target's worth of packets a
+    /// round, so that the flow probes above it, as BBRv3 does above `inflight_hi`.
+    packets: f64,
+    /// The round it was last seen.
+    seen: u64,
+    /// Rounds it is remembered after `seen`: [`RATE_LIMIT_ROUNDS`] past the rounds the window,
+    /// cut to [`RATE_BETA`] of it, takes to grow back, so that the next episode of the policer's
+    /// drops finds it still remembered.
+    memory: u64,
+}
+
+impl RateLimit {
+    fn found(passed: u64, round: u64) -> Self {
+        let packets = passed.max(2) as f64;
+        let regrowth = (1.0 - RATE_BETA) * packets / reno_friendly_increase(RATE_BETA);
+        Self {
+            found: packets,
+            packets,
+            seen: round,
+            memory: RATE_LIMIT_ROUNDS + regrowth.ceil() as u64,
+        }
+    }
+
+    /// Whether a loss from a window of `window_packets` can be the limit's: the window is at
+    /// least the one the limit's cut leaves. A policer drops only what exceeds its rate, so a
+    /// loss from a window the cut took below it is a channel's; on a lossy path where a limit was
+    /// read once (a slow start's overshoot), the flow then stops cutting after a cut or two.
+    fn reached_by(&self, window_packets: u64) -> bool {
+        window_packets as f64 >= RATE_BETA * self.found
+    }
+}
+
+/// The loss window the latest loss event belongs to ([`crate::episode::LossEpisode`]'s): how
+/// many loss events (ACKs) revealed its losses, and the window, in packets, when the first did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct LossWindow {
+    reveals: u64,
+    window_packets: u64,
+}
+
+impl LossWindow {
+    /// Counts `event` into the window, or opens a new one where it is the window's first
+    /// (`losses_in_window` is its own).
+    fn record(&mut self, event: &CongestionEvent, losses_in_window: u64) {
+        if losses_in_window > event.lost_packets.max(1) {
+            self.reveals = self.reveals.saturating_add(1);
+        } else {
+            *self = Self {
+                reveals: 1,
+                window_packets: event.window_packets,
+            };
+        }
+    }
+}
+
+/// RFC 9438 section 4.3: the additive increase a round trip, in segments, with which an AIMD
+/// flow that cuts its window to `beta` takes the same share as Reno's (1 segment, 0.5).
+pub(crate) fn reno_friendly_increase(beta: f64) -> f64 {
+    3.0 * (1.0 - beta) / (1.0 + beta)
 }
 
 /// Means of a few rounds of [`PathModel`]'s history: bytes in flight, delivery rate (bytes per
@@ -1020,9 +1121,9 @@ impl RoundSpread {
     }
 }
 
-/// More of the window lost than a channel loses: a rate limit's drops.
-fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64) -> bool {
-    losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES)
+/// More of the window lost than a channel loses, and not a channel's fade: a rate limit's drops.
+fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64, fade: bool) -> bool {
+    losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES) && !fade
 }
 
 /// `secs` seconds, saturating at the ends of `Duration`'s range (and 0 for NaN).
