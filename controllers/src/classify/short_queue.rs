@@ -823,8 +823,10 @@ impl PathModel {
 }
 
 /// `discern`'s classifier for a short queue: a loss is congestion when the packets around it met
-/// a queue above [`PathModel::guard`], or when more than a tenth of the window was lost with no
-/// queue (a policer), or when half the window was lost; random otherwise.
+/// a queue above [`PathModel::guard`], or when more than a fifth of the window was lost with no
+/// queue and not in one run (a policer, [`RUN_REVEALS`]), or while such a limit is remembered and
+/// the window is no smaller than its cut leaves, or when half the window was lost; random
+/// otherwise.
 ///
 /// The guard is quicly's (h2o/quicly issue 687: congestion once the RTT exceeds `min RTT + 5 ms`),
 /// scaled for slow links: a flow that keeps its own queue at a couple of packets sees channel
@@ -838,7 +840,8 @@ pub struct ShortQueue {
     last_cause: Option<LossCause>,
     last_queue_met: Duration,
     /// A rate limit found (a policer's); while it is remembered, every loss with the queue short
-    /// is the limit's: a policer drops what exceeds it.
+    /// from a window no smaller than the limit's cut leaves is the limit's: a policer drops what
+    /// exceeds it ([`RateLimit::reached_by`]).
     rate_limit: Option<RateLimit>,
     rounds_seen: u64,
     /// The current loss window: how many ACKs revealed its losses, and the window they were lost
