@@ -82,7 +82,9 @@ use crate::Adapter;
 /// yields for rounds before it reads the queue as another flow's, and CUBIC's slow convergence
 /// from that small window leaves it less than an even share; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
 /// back by FAST's small steps; behind a policer shared with NewReno, NewReno keeps a little less
-/// than beside its own kind: the flow's average window, at CUBIC's cut, is the larger.
+/// than beside its own kind: the flow's average window, at CUBIC's cut, is the larger; on a
+/// jittered path without loss, a slow start's overshoot into a buffer whose queue the jitter hides
+/// reads as a rate limit, and the window then regrows by half a segment a round until it lapses.
 ///
 /// `queue = full` keeps the earlier design to compare: NewReno that keeps its window on a loss
 /// below the largest queue the path has shown ([`QueueFull`]), with its options `growth`,

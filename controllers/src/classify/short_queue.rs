@@ -824,7 +824,7 @@ impl PathModel {
 
 /// `discern`'s classifier for a short queue: a loss is congestion when the packets around it met
 /// a queue above [`PathModel::guard`], or when more than a fifth of the window was lost with no
-/// queue and not in one run (a policer, [`RUN_REVEALS`]), or while such a limit is remembered and
+/// queue and not in one run (a policer; `RUN_REVEALS`), or while such a limit is remembered and
 /// the window is no smaller than its cut leaves, or when half the window was lost; random
 /// otherwise.
 ///
