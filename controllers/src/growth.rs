@@ -90,6 +90,12 @@ pub fn backlog_packets_of(cwnd: u64, mss: u64, ack: &Ack) -> f64 {
     cwnd as f64 / mss.max(1) as f64 * queueing / rtt
 }
 
+/// RFC 9438 section 4.3: the additive increase a round trip, in segments, with which an AIMD
+/// flow that cuts its window to `beta` takes the same share as Reno's (1 segment, 0.5).
+pub fn reno_friendly_alpha(beta: f64) -> f64 {
+    3.0 * (1.0 - beta) / (1.0 + beta)
+}
+
 /// CUBIC's window function and Reno-friendly estimate (RFC 9438 sections 4.2-4.3), in MSS.
 ///
 /// After a reduction at window `W_max`, the window follows `W(t) = C (t - K)^3 + W_max` with
@@ -152,8 +158,7 @@ impl Cubic {
             (ack.now, k)
         });
         let acked = ack.bytes as f64 / mss;
-        let alpha = 3.0 * (1.0 - self.beta) / (1.0 + self.beta);
-        self.w_est += alpha * acked / cwnd;
+        self.w_est += reno_friendly_alpha(self.beta) * acked / cwnd;
         let rtt = ack.rtt.corrected().max(Duration::from_millis(1));
         let t = (ack.now.saturating_duration_since(start) + rtt).as_secs_f64();
         let target = (self.c * (t - k).powi(3) + self.w_max).clamp(cwnd, 1.5 * cwnd);

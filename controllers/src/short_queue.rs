@@ -136,12 +136,12 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{
-    beyond_a_channel, half_window_lost, lost_share_of_window, reno_friendly_increase,
-    Discriminator, LossCause, NoiseRead, PathModel, ShortQueue, RATE_BETA,
+    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, NoiseRead,
+    PathModel, ShortQueue, RATE_BETA,
 };
 use crate::drain_probe::{DrainAction, DrainProbe};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
-use crate::growth::{Cubic, Growth};
+use crate::growth::{reno_friendly_alpha, Cubic, Growth};
 use crate::trace::micros;
 use crate::window::Window;
 
@@ -1187,7 +1187,7 @@ impl ShortQueueAlgorithm {
             let mss = self.window.mss() as f64;
             next = next
                 .min(limit.max(cwnd))
-                .min(cwnd + reno_friendly_increase(RATE_BETA) * mss);
+                .min(cwnd + reno_friendly_alpha(RATE_BETA) * mss);
         }
         if self.window.state() == State::Recovery || after_drain {
             // The loss response (or an overshoot's drain) took out the queue this round read: it

@@ -28,7 +28,7 @@ pub use owd_threshold::OwdThreshold;
 pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;
 pub use sack_gap_rtt::SackGapAndRtt;
-pub(crate) use short_queue::{reno_friendly_increase, RATE_BETA};
+pub(crate) use short_queue::RATE_BETA;
 pub use short_queue::{LossCause, NoiseRead, PathModel, ShortQueue};
 pub use tcp_srtt::TcpSrtt;
 

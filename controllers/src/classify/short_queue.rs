@@ -3,6 +3,7 @@ use std::time::{Duration, Instant};
 
 use super::{half_window_lost, Classification, Classifier};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
+use crate::growth::{reno_friendly_alpha, Cubic};
 
 /// ACK frames remembered for looking up the queue a lost packet met.
 const RECENT_FRAMES: usize = 64;
@@ -61,8 +62,8 @@ const RENEW_LOSSES: u64 = 3;
 /// rounds the window takes to grow back to it ([`RateLimit::found`]).
 const RATE_LIMIT_ROUNDS: u64 = 16;
 /// The window factor on a rate limit's losses: CUBIC's (RFC 9438 section 4.6), with the growth
-/// that makes it Reno's equal ([`reno_friendly_increase`]).
-pub(crate) const RATE_BETA: f64 = 0.7;
+/// that makes it Reno's equal ([`reno_friendly_alpha`]).
+pub(crate) const RATE_BETA: f64 = Cubic::BETA;
 /// Rounds on each side of the comparison that finds the delay noise floor: enough that the
 /// delivery rate, whose round-to-round spread on a jittered path is a tenth or more, averages to
 /// a few hundredths.
@@ -936,7 +937,7 @@ impl Classifier for ShortQueue {
             let step = self.target_packets();
             if let Some(limit) = &mut self.rate_limit {
                 limit.packets += step;
-                if self.rounds_seen.saturating_sub(limit.seen) > limit.memory {
+                if self.rounds_seen.saturating_sub(limit.seen) > limit.memory() {
                     self.rate_limit = None;
                 }
             }
@@ -981,7 +982,7 @@ impl Classifier for ShortQueue {
 
 /// A rate limit found where more of a window was lost than a channel loses, with the queue
 /// short. The flow answers its losses as an AIMD flow that takes Reno's share (RFC 9438 section
-/// 4.3): a cut to [`RATE_BETA`] and [`reno_friendly_increase`] a round, a policer being a limit
+/// 4.3): a cut to [`RATE_BETA`] and [`reno_friendly_alpha`] a round, a policer being a limit
 /// shared with whatever other flows pass it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct RateLimit {
@@ -993,22 +994,24 @@ struct RateLimit {
     packets: f64,
     /// The round it was last seen.
     seen: u64,
-    /// Rounds it is remembered after `seen`: [`RATE_LIMIT_ROUNDS`] past the rounds the window,
-    /// cut to [`RATE_BETA`] of it, takes to grow back, so that the next episode of the policer's
-    /// drops finds it still remembered.
-    memory: u64,
 }
 
 impl RateLimit {
     fn found(passed: u64, round: u64) -> Self {
         let packets = passed.max(2) as f64;
-        let regrowth = (1.0 - RATE_BETA) * packets / reno_friendly_increase(RATE_BETA);
         Self {
             found: packets,
             packets,
             seen: round,
-            memory: RATE_LIMIT_ROUNDS + regrowth.ceil() as u64,
         }
+    }
+
+    /// Rounds it is remembered after `seen`: [`RATE_LIMIT_ROUNDS`] past the rounds the window,
+    /// cut to [`RATE_BETA`] of it, takes to grow back, so that the next episode of the policer's
+    /// drops finds it still remembered.
+    fn memory(&self) -> u64 {
+        let regrowth = (1.0 - RATE_BETA) * self.found / reno_friendly_alpha(RATE_BETA);
+        RATE_LIMIT_ROUNDS + regrowth.ceil() as u64
     }
 
     /// Whether a loss from a window of `window_packets` can be the limit's: the window is at
@@ -1041,12 +1044,6 @@ impl LossWindow {
             };
         }
     }
-}
-
-/// RFC 9438 section 4.3: the additive increase a round trip, in segments, with which an AIMD
-/// flow that cuts its window to `beta` takes the same share as Reno's (1 segment, 0.5).
-pub(crate) fn reno_friendly_increase(beta: f64) -> f64 {
-    3.0 * (1.0 - beta) / (1.0 + beta)
 }
 
 /// Means of a few rounds of [`PathModel`]'s history: bytes in flight, delivery rate (bytes per
