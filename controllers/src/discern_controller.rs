@@ -75,6 +75,10 @@ use crate::Adapter;
 ///   channel's bad state loses consecutive packets, which one or two ACKs reveal; a policer or an
 ///   overflowing buffer passes packets between its drops. Where delay noise hides a shallow
 ///   buffer's queue (a cellular trace's outage fills it and drops a run), the share alone decides.
+/// - *A limit a slow start's overshoot shows judges losses but does not slow the refill.* A
+///   doubling window loses its excess at any bottleneck, and where jitter hides a buffer's queue
+///   that looks like a policer; a policer the start overshot shows itself again as the window
+///   grows into it, so the limit still calls those losses congestion, for 16 rounds.
 ///
 /// Known limits (docs/RESULTS.md, the goals table): order-keeping per-packet jitter of several
 /// milliseconds looks like a standing queue that does not answer the flow's shrinking, so the
@@ -82,9 +86,7 @@ use crate::Adapter;
 /// yields for rounds before it reads the queue as another flow's, and CUBIC's slow convergence
 /// from that small window leaves it less than an even share; a slow-start loss on a 2 Mbit/s, 200 ms path leaves the flow to grow
 /// back by FAST's small steps; behind a policer shared with NewReno, NewReno keeps a little less
-/// than beside its own kind: the flow's average window, at CUBIC's cut, is the larger; on a
-/// jittered path without loss, a slow start's overshoot into a buffer whose queue the jitter hides
-/// reads as a rate limit, and the window then regrows by half a segment a round until it lapses.
+/// than beside its own kind: the flow's average window, at CUBIC's cut, is the larger.
 ///
 /// `queue = full` keeps the earlier design to compare: NewReno that keeps its window on a loss
 /// below the largest queue the path has shown ([`QueueFull`]), with its options `growth`,

@@ -424,6 +424,9 @@ pub struct ShortQueueAlgorithm {
     rounds_seen: u64,
     /// When the first ACK frame arrived ([`Self::in_first_flight`]).
     first_ack_at: Option<Instant>,
+    /// The latest ACK frame that found the window in slow start: a packet sent before it was
+    /// sent by a window that doubled.
+    slow_start_seen_at: Option<Instant>,
     /// A slow start's delay exit on a path whose jitter can explain it, waiting for a round to
     /// confirm it ([`DelayExitCheck`]).
     exit_check: Option<DelayExitCheck>,
@@ -493,6 +496,7 @@ impl ShortQueueAlgorithm {
             round_flight: 0,
             rounds_seen: 0,
             first_ack_at: None,
+            slow_start_seen_at: None,
             exit_check: None,
             failed_exit_checks: 0,
             after_start: AfterStart::Settled,
@@ -1184,10 +1188,11 @@ impl ShortQueueAlgorithm {
             next = next.max((cwnd * REFILL_GROWTH).min(refill_pipe));
         }
         if let Some(limit) = limit {
-            let mss = self.window.mss() as f64;
-            next = next
-                .min(limit.max(cwnd))
-                .min(cwnd + reno_friendly_alpha(RATE_BETA) * mss);
+            next = next.min(limit.max(cwnd));
+            if !self.classifier().rate_limit_is_overshoot() {
+                let mss = self.window.mss() as f64;
+                next = next.min(cwnd + reno_friendly_alpha(RATE_BETA) * mss);
+            }
         }
         if self.window.state() == State::Recovery || after_drain {
             // The loss response (or an overshoot's drain) took out the queue this round read: it
@@ -1361,6 +1366,9 @@ impl Algorithm for ShortQueueAlgorithm {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.first_ack_at.get_or_insert(batch.now);
+        if self.window.in_slow_start() {
+            self.slow_start_seen_at = Some(batch.now);
+        }
         let flight = batch.in_flight.saturating_add(batch.acked_bytes);
         self.round_flight = self.round_flight.max(flight);
         self.discriminator.on_ack_batch(batch);
@@ -1382,6 +1390,14 @@ impl Algorithm for ShortQueueAlgorithm {
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
         let event = &self.window.annotate(event);
         let (mut verdict, mut evidence) = self.discriminator.judge(event);
+        // A doubling window loses its excess at whatever the bottleneck is: a limit read from
+        // losses slow start sent may be a buffer's whose queue the jitter hid.
+        let from_slow_start = self.slow_start_seen_at.is_some_and(|at| event.sent <= at);
+        if from_slow_start && self.classifier().last_cause() == Some(LossCause::Rate) {
+            self.discriminator
+                .classifier_mut()
+                .mark_rate_limit_as_overshoot();
+        }
         if verdict == Verdict::Congestion
             && self.floor_passes_over(event, evidence.losses_in_window)
         {

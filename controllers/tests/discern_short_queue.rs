@@ -1276,6 +1276,38 @@ fn behind_a_rate_limit_the_window_grows_as_reno_s_equal() {
     );
 }
 
+/// The same share lost from packets a slow start sent: a doubling window loses its excess at
+/// whatever the bottleneck is, and where the jitter hides a buffer's queue that looks like a
+/// policer. The limit still judges the losses that reach it, but the window refills below it as
+/// after any cut, not as Reno's equal, and the limit lapses after the rounds of its base memory.
+#[test]
+fn a_rate_limit_found_by_a_slow_start_s_overshoot_judges_losses_but_does_not_slow_the_refill() {
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(5);
+    assert_eq!(path.window().ssthresh(), u64::MAX, "still in slow start");
+    let window = path.cwnd_packets() as u64;
+    let overshoot = lose_interleaved(&mut path, window / 4);
+    assert_eq!(overshoot.evidence.reason, "loss rate beyond a channel's");
+    assert!(path.algorithm.classifier().rate_limit_is_overshoot());
+    let cut = path.cwnd() as f64;
+    let rounds = 10;
+    path.rounds(rounds);
+    let grown = (path.cwnd() as f64 - cut) / MSS as f64;
+    // Reno's equal would add 2.6 segments in these rounds, at most 4 (the test above); below
+    // this limit the window grows as FAST's update (and a refill, where the path has carried
+    // more) has it.
+    assert!(
+        grown > 0.4 * rounds as f64,
+        "{grown:.1} segments in {rounds} rounds"
+    );
+    let reached = path.lose(2);
+    expect_verdict(&reached, Verdict::Congestion);
+    assert!(reached.reduced);
+    assert_eq!(reached.evidence.reason, "a rate limit this path has shown");
+    path.rounds(2 * 16 + 2);
+    assert_eq!(path.algorithm.classifier().rate_limit(), None);
+}
+
 /// A fifth of the window lost in one run of consecutive packets (a Gilbert-Elliott channel's
 /// fade), which the ACKs after it reveal in three loss events, on a quiet path with no queue: a
 /// buffer's overflow would have shown as a queue, and a rate limit would have passed packets

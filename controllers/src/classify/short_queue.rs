@@ -878,6 +878,19 @@ impl ShortQueue {
             .map(|limit| (limit.packets * self.path.mss as f64) as u64)
     }
 
+    /// Marks the rate limit just found as one a slow start's overshoot showed: it still judges
+    /// losses, but it neither slows the regrowth nor outlives its base memory of 16 rounds.
+    pub fn mark_rate_limit_as_overshoot(&mut self) {
+        if let Some(limit) = &mut self.rate_limit {
+            limit.overshoot = true;
+        }
+    }
+
+    /// Whether the rate limit remembered was found from a slow start's overshoot.
+    pub fn rate_limit_is_overshoot(&self) -> bool {
+        self.rate_limit.is_some_and(|limit| limit.overshoot)
+    }
+
     /// The target's worth of packets: how far a round may probe above a rate limit.
     fn target_packets(&self) -> f64 {
         let bytes = self.path.target().as_secs_f64() * self.path.peak_rate();
@@ -994,6 +1007,11 @@ struct RateLimit {
     packets: f64,
     /// The round it was last seen.
     seen: u64,
+    /// Found from losses a slow start sent: a doubling window loses its excess at whatever the
+    /// bottleneck is, and a buffer whose queue the jitter hides looks like a policer then. The
+    /// limit still judges losses, since a policer the start overshot shows again as the window
+    /// grows into it, but it neither slows the regrowth nor outlives [`RATE_LIMIT_ROUNDS`].
+    overshoot: bool,
 }
 
 impl RateLimit {
@@ -1003,6 +1021,7 @@ impl RateLimit {
             found: packets,
             packets,
             seen: round,
+            overshoot: false,
         }
     }
 
@@ -1010,6 +1029,9 @@ impl RateLimit {
     /// cut to [`RATE_BETA`] of it, takes to grow back, so that the next episode of the policer's
     /// drops finds it still remembered.
     fn memory(&self) -> u64 {
+        if self.overshoot {
+            return RATE_LIMIT_ROUNDS;
+        }
         let regrowth = (1.0 - RATE_BETA) * self.found / reno_friendly_alpha(RATE_BETA);
         RATE_LIMIT_ROUNDS + regrowth.ceil() as u64
     }
