@@ -10,11 +10,20 @@
 //! Balakrishnan, NSDI 2018, section 2.3).
 //!
 //! While the queue is shared, every [`DRAIN_INTERVAL_ROUNDS`] rounds, or sooner when
-//! [`JUMP_ROUNDS`] rounds in a row deliver [`RATE_JUMP`] times the average before them per byte
-//! of window (the round trip shrank: the other flow left, where a flow that only cut its window
-//! takes its share back within a few rounds, and while it does, its queue is briefly short,
-//! which would read as the flow's own; per byte of window, since a flow that holds a small share
-//! raises its rate by half within a few rounds of its own growth), the window
+//! [`JUMP_ROUNDS`] rounds in a row show the other flow gone, the window falls to half the pipe
+//! the flow delivers. A round shows it gone in one of two ways:
+//! - it delivers [`RATE_JUMP`] times the average before it per byte of window: the round trip
+//!   shrank. A flow that only cut its window takes its share back within a few rounds, and while
+//!   it does, its queue is briefly short, which would read as the flow's own; the rate is taken
+//!   per byte of window, since a flow that holds a small share raises its rate by half within a
+//!   few rounds of its own growth.
+//! - it delivers [`WHOLE_LINK_SHARE`] of the link's rate: the rate the flow last delivered with
+//!   the link to itself ([`AloneRate`]), raised past any rate a probe then found shared. Where
+//!   the flow holds most of a deep buffer, its own queue is most of the round trip, and the other
+//!   flow's leaving shortens it by less than a jump; but no flow takes nine tenths of a link that
+//!   another buffer-filler shares.
+//!
+//! The window
 //! falls to half the pipe the flow delivers. Two rounds later the packets sent after the cut
 //! have been acknowledged: if the standing queue then reads short, the queue was the flow's own and
 //! it leaves the shared mode with the small window, which its own mode refills within a few rounds;
@@ -35,6 +44,10 @@ pub const MIN_ROUNDS_BETWEEN: u32 = 8;
 pub const RATE_JUMP: f64 = 1.3;
 /// Rounds in a row that jumped, after which a probe starts at once.
 pub const JUMP_ROUNDS: u32 = 4;
+/// The share of the link's rate that a round delivers only where no other buffer-filler is left:
+/// one that competes for the buffer keeps a window of its own in it, a third of the flow's or
+/// more at even CUBIC's slowest convergence.
+pub const WHOLE_LINK_SHARE: f64 = 0.9;
 /// Weight of a round in the recent average delivery rate.
 const RATE_GAIN: f64 = 1.0 / 8.0;
 /// Rounds a probe lasts: one for the cut to reach the bottleneck, one for its packets to return.
@@ -42,6 +55,42 @@ const DRAIN_ROUNDS: u32 = 2;
 /// The share of the delivered pipe the window falls to during a probe: below the pipe, so that
 /// the flow's own queue empties whatever the estimate's error.
 const DRAIN_FRACTION: f64 = 0.5;
+
+/// Rounds of the own mode past slow start after which the flow's delivery rate is the link's: by
+/// then a slow start's overshoot has drained and the window has settled at the pipe. The own
+/// mode that a probe's false verdict begins (the other flow's queue drained for a moment) lasts
+/// only until the other flow's queue shows again, a few rounds.
+pub const SETTLED_ROUNDS: u64 = 16;
+
+/// The delivery rate the flow last had with the link to itself: the best of the last
+/// [`SETTLED_ROUNDS`] rounds, once the own mode has lasted that long past slow start. A flow
+/// that started beside a buffer-filler has none (its slow start's best is a share of unknown
+/// size), and a contest's drain probe then watches only for a jump of the rate per byte.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AloneRate {
+    settling_since: Option<u64>,
+    rate: f64,
+}
+
+impl AloneRate {
+    /// The end of round `round`: `settled` where the queue is the flow's own and slow start is
+    /// over, and `recent_peak`, the best delivery rate of the last [`SETTLED_ROUNDS`] rounds.
+    pub fn on_round(&mut self, round: u64, settled: bool, recent_peak: f64) {
+        if !settled {
+            self.settling_since = None;
+            return;
+        }
+        let since = *self.settling_since.get_or_insert(round);
+        if round.saturating_sub(since) >= SETTLED_ROUNDS {
+            self.rate = recent_peak;
+        }
+    }
+
+    /// Bytes per second; zero where the flow has never had the link to itself.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+}
 
 /// What the algorithm does to its window after a round of the shared mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,10 +104,10 @@ pub enum DrainAction {
 /// Where the probe stands.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Phase {
-    /// Rounds since the last probe ended (or the shared mode began), and rounds in a row the
-    /// delivery rate has jumped.
-    Waiting { rounds: u32, jumped: u32 },
-    /// A probe: the window `saved` before it, the delivery rate per byte of window of the round
+    /// Rounds since the last probe ended (or the shared mode began), and rounds in a row that
+    /// showed the other flow gone.
+    Waiting { rounds: u32, gone: u32 },
+    /// A probe: the window `saved` before it, the delivery rate (bytes per second) of the round
     /// before it, and the rounds it has lasted.
     Draining {
         saved: u64,
@@ -74,21 +123,27 @@ pub struct DrainProbe {
     /// Recent average delivery rate per byte of window (one over the round trip), of the rounds
     /// outside probes.
     average_rate: f64,
+    /// The link's rate as far as the flow knows it, bytes per second (zero where unknown).
+    link_rate: f64,
 }
 
 impl Default for DrainProbe {
     fn default() -> Self {
-        Self {
-            phase: Phase::Waiting {
-                rounds: 0,
-                jumped: 0,
-            },
-            average_rate: 0.0,
-        }
+        Self::new(0.0)
     }
 }
 
 impl DrainProbe {
+    /// A probe for a contest that began with the link's rate at `link_rate` bytes per second as
+    /// far as the flow knows it ([`AloneRate`]; zero where it does not).
+    pub fn new(link_rate: f64) -> Self {
+        Self {
+            phase: Phase::Waiting { rounds: 0, gone: 0 },
+            average_rate: 0.0,
+            link_rate,
+        }
+    }
+
     /// Whether a probe is under way.
     pub fn is_draining(&self) -> bool {
         matches!(self.phase, Phase::Draining { .. })
@@ -105,28 +160,31 @@ impl DrainProbe {
         pipe: f64,
     ) -> Option<DrainAction> {
         match self.phase {
-            Phase::Waiting { rounds, jumped } => {
+            Phase::Waiting { rounds, gone } => {
                 let per_byte = rate / cwnd.max(1) as f64;
-                let jumped = if rate_jumped(per_byte, self.average_rate) {
-                    jumped + 1
-                } else {
+                let jumped = rate_jumped(per_byte, self.average_rate);
+                if !jumped {
                     // The average moves only outside a jump, so that a lasting one is measured
                     // against the rate before it.
                     self.average_rate = average(self.average_rate, per_byte);
+                }
+                let gone = if jumped || self.has_whole_link(rate) {
+                    gone + 1
+                } else {
                     0
                 };
                 let due = rounds + 1 >= DRAIN_INTERVAL_ROUNDS
-                    || rounds + 1 >= MIN_ROUNDS_BETWEEN && jumped >= JUMP_ROUNDS;
+                    || rounds + 1 >= MIN_ROUNDS_BETWEEN && gone >= JUMP_ROUNDS;
                 if !due || pipe <= 0.0 {
                     self.phase = Phase::Waiting {
                         rounds: rounds + 1,
-                        jumped,
+                        gone,
                     };
                     return None;
                 }
                 self.phase = Phase::Draining {
                     saved: cwnd,
-                    rate_before: per_byte,
+                    rate_before: rate,
                     rounds: 0,
                 };
                 Some(DrainAction::Resize((pipe * DRAIN_FRACTION) as u64))
@@ -146,17 +204,18 @@ impl DrainProbe {
             Phase::Draining {
                 saved, rate_before, ..
             } => {
-                self.phase = Phase::Waiting {
-                    rounds: 0,
-                    jumped: 0,
-                };
+                self.phase = Phase::Waiting { rounds: 0, gone: 0 };
                 if short {
                     return Some(DrainAction::LeaveShared);
                 }
                 // The queue is still another flow's, so whatever rate led here is the one to
                 // measure the next jump against: an average from rounds whose round trip no
-                // longer holds (slow start's) would read every later round as a jump.
-                self.average_rate = rate_before;
+                // longer holds (slow start's) would read every later round as a jump. And that
+                // rate was a share, so a later round shows the whole link only by beating it by
+                // as much as the whole link beats a share (rounds' rates vary by a few percent).
+                self.average_rate = rate_before / saved.max(1) as f64;
+                let shared = rate_before / WHOLE_LINK_SHARE;
+                self.link_rate = self.link_rate.max(shared / WHOLE_LINK_SHARE);
                 Some(DrainAction::Resize(saved.max(cwnd)))
             }
         }
@@ -168,6 +227,13 @@ impl DrainProbe {
         if let Phase::Draining { saved, .. } = &mut self.phase {
             *saved = (*saved as f64 * factor) as u64;
         }
+    }
+}
+
+impl DrainProbe {
+    /// Whether a round at `rate` delivered the whole link's rate: no buffer-filler is left.
+    fn has_whole_link(&self, rate: f64) -> bool {
+        self.link_rate > 0.0 && rate >= WHOLE_LINK_SHARE * self.link_rate
     }
 }
 
@@ -267,6 +333,55 @@ mod tests {
         assert!(!probe.is_draining());
         let actions = rounds(&mut probe, DRAIN_INTERVAL_ROUNDS - 1, 2e6);
         assert!(actions.is_empty(), "{actions:?}");
+    }
+
+    /// Where the flow's own queue is most of the round trip, the other flow's leaving raises the
+    /// rate per byte by less than a jump; the whole link's rate still shows it gone.
+    #[test]
+    fn rounds_at_the_whole_link_s_rate_probe_at_once_where_the_round_trip_hardly_shrinks() {
+        let mut probe = DrainProbe::new(2e6);
+        for _ in 0..MIN_ROUNDS_BETWEEN {
+            assert_eq!(probe.on_round(1.2e6, false, 200_000, PIPE), None);
+        }
+        let actions: Vec<_> = (0..JUMP_ROUNDS)
+            .filter_map(|_| probe.on_round(1.9e6, false, 300_000, PIPE))
+            .collect();
+        assert_eq!(actions, [DrainAction::Resize(50_000)]);
+    }
+
+    /// A rate that a probe found shared is no sign of the whole link afterwards, though the link
+    /// rate the contest began with said so: the flow never had the link to itself.
+    #[test]
+    fn a_rate_a_probe_found_shared_raises_the_whole_link_s_rate() {
+        let mut probe = DrainProbe::new(1e6);
+        let actions = rounds(&mut probe, MIN_ROUNDS_BETWEEN, 0.95e6);
+        assert_eq!(actions, [DrainAction::Resize(50_000)]);
+        rounds(&mut probe, DRAIN_ROUNDS, 0.95e6);
+        assert!(!probe.is_draining());
+        let actions = rounds(&mut probe, DRAIN_INTERVAL_ROUNDS - 1, 0.95e6);
+        assert!(actions.is_empty(), "{actions:?}");
+    }
+
+    /// The own mode past slow start gives the link's rate only once it has lasted: the few rounds
+    /// of own mode that a probe's false verdict begins give none, and slow start's best is
+    /// never taken.
+    #[test]
+    fn the_alone_rate_is_the_best_of_a_settled_own_mode() {
+        let mut alone = AloneRate::default();
+        for round in 0..SETTLED_ROUNDS {
+            alone.on_round(round, true, 1e6);
+        }
+        assert_eq!(alone.rate(), 0.0);
+        alone.on_round(SETTLED_ROUNDS, false, 3e6);
+        for round in SETTLED_ROUNDS + 1..2 * SETTLED_ROUNDS + 1 {
+            alone.on_round(round, true, 2e6);
+        }
+        assert_eq!(alone.rate(), 0.0);
+        alone.on_round(2 * SETTLED_ROUNDS + 1, true, 2e6);
+        assert_eq!(alone.rate(), 2e6);
+        // Later rounds elsewhere leave it as it was until the own mode settles again.
+        alone.on_round(2 * SETTLED_ROUNDS + 2, false, 1e6);
+        assert_eq!(alone.rate(), 2e6);
     }
 
     #[test]

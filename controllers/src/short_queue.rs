@@ -139,7 +139,7 @@ use crate::classify::{
     beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, NoiseRead,
     PathModel, ShortQueue, RATE_BETA,
 };
-use crate::drain_probe::{DrainAction, DrainProbe};
+use crate::drain_probe::{AloneRate, DrainAction, DrainProbe, SETTLED_ROUNDS};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
 use crate::growth::{reno_friendly_alpha, Cubic, Growth};
 use crate::trace::micros;
@@ -418,6 +418,8 @@ pub struct ShortQueueAlgorithm {
     floor_cap: Option<f64>,
     shared_growth: Growth,
     drain: DrainProbe,
+    /// The delivery rate the flow last had with the link to itself, for the drain probe.
+    alone_rate: AloneRate,
     sent_windows: SentWindows,
     /// The most bytes in flight in the round under way ([`Self::holds_too_little_of`]).
     round_flight: u64,
@@ -492,6 +494,7 @@ impl ShortQueueAlgorithm {
                 Competing::Reno => Growth::Reno,
             },
             drain: DrainProbe::default(),
+            alone_rate: AloneRate::default(),
             sent_windows: SentWindows::default(),
             round_flight: 0,
             rounds_seen: 0,
@@ -579,6 +582,10 @@ impl ShortQueueAlgorithm {
         if was_shared && matches!(self.owner, QueueOwner::Own { .. }) {
             self.left_shared_at = Some(self.path().rounds());
         }
+        let settled = matches!(self.owner, QueueOwner::Own { .. }) && !self.window.in_slow_start();
+        let recent_peak = self.path().recent_peak_rate(SETTLED_ROUNDS as usize);
+        self.alone_rate
+            .on_round(self.path().rounds(), settled, recent_peak);
         self.confirm_delay_exit();
         self.trace_round(queue, beyond_noise);
         match self.owner {
@@ -626,7 +633,7 @@ impl ShortQueueAlgorithm {
         self.regaining = true;
         self.deepest_queue = queue;
         self.contest_start = true;
-        self.drain = DrainProbe::default();
+        self.drain = DrainProbe::new(self.alone_rate.rate());
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
         self.window
