@@ -309,6 +309,7 @@ pub(crate) fn congestion_event(
         lost_packets: lost_bytes.div_ceil(mss.max(1)),
         persistent,
         window_packets: 0,
+        sent_in_slow_start: false,
         // A loss before any ACK (e.g. during the handshake) has no RTT evidence yet; the age of
         // the lost packet is the best available bound.
         rtt: rtt

@@ -75,10 +75,11 @@ use crate::Adapter;
 ///   channel's bad state loses consecutive packets, which one or two ACKs reveal; a policer or an
 ///   overflowing buffer passes packets between its drops. Where delay noise hides a shallow
 ///   buffer's queue (a cellular trace's outage fills it and drops a run), the share alone decides.
-/// - *A limit a slow start's overshoot shows judges losses but does not slow the refill.* A
-///   doubling window loses its excess at any bottleneck, and where jitter hides a buffer's queue
-///   that looks like a policer; a policer the start overshot shows itself again as the window
-///   grows into it, so the limit still calls those losses congestion, for 16 rounds.
+/// - *A limit a slow start's overshoot shows judges losses but puts no Reno-friendly cap on the
+///   refill.* A doubling window loses its excess at any bottleneck, and where jitter hides a
+///   buffer's queue that looks like a policer; a policer the start overshot shows itself again as
+///   the window grows into it, so the limit still calls those losses congestion, for 16 rounds
+///   past the last that showed it.
 ///
 /// Known limits (docs/RESULTS.md, the goals table): order-keeping per-packet jitter of several
 /// milliseconds looks like a standing queue that does not answer the flow's shrinking, so the

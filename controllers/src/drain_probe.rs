@@ -18,13 +18,13 @@
 //!   per byte of window, since a flow that holds a small share raises its rate by half within a
 //!   few rounds of its own growth.
 //! - it delivers [`WHOLE_LINK_SHARE`] of the link's rate: the rate the flow last delivered with
-//!   the link to itself ([`AloneRate`]), raised past any rate a probe then found shared. Where
+//!   the link to itself, raised past any rate a probe then found shared ([`AloneRate`]). Where
 //!   the flow holds most of a deep buffer, its own queue is most of the round trip, and the other
-//!   flow's leaving shortens it by less than a jump; but no flow takes nine tenths of a link that
-//!   another buffer-filler shares.
+//!   flow's leaving shortens it by less than a jump; but a buffer-filler still there keeps a
+//!   window of its own queued, and leaves the flow nine tenths of the link only while that window
+//!   is a ninth of the flow's.
 //!
-//! The window
-//! falls to half the pipe the flow delivers. Two rounds later the packets sent after the cut
+//! Two rounds after the window falls, the packets sent after the cut
 //! have been acknowledged: if the standing queue then reads short, the queue was the flow's own and
 //! it leaves the shared mode with the small window, which its own mode refills within a few rounds;
 //! otherwise the window it had comes back. A probe costs about one queue's drain time and one round
@@ -44,9 +44,9 @@ pub const MIN_ROUNDS_BETWEEN: u32 = 8;
 pub const RATE_JUMP: f64 = 1.3;
 /// Rounds in a row that jumped, after which a probe starts at once.
 pub const JUMP_ROUNDS: u32 = 4;
-/// The share of the link's rate that a round delivers only where no other buffer-filler is left:
-/// one that competes for the buffer keeps a window of its own in it, a third of the flow's or
-/// more at even CUBIC's slowest convergence.
+/// The share of the link's rate that a round delivers only where no other buffer-filler is left,
+/// or one is left with a window under a ninth of the flow's: it then holds too little of the
+/// queue for the flow to yield it.
 pub const WHOLE_LINK_SHARE: f64 = 0.9;
 /// Weight of a round in the recent average delivery rate.
 const RATE_GAIN: f64 = 1.0 / 8.0;
@@ -63,9 +63,11 @@ const DRAIN_FRACTION: f64 = 0.5;
 pub const SETTLED_ROUNDS: u64 = 16;
 
 /// The delivery rate the flow last had with the link to itself: the best of the last
-/// [`SETTLED_ROUNDS`] rounds, once the own mode has lasted that long past slow start. A flow
-/// that started beside a buffer-filler has none (its slow start's best is a share of unknown
-/// size), and a contest's drain probe then watches only for a jump of the rate per byte.
+/// [`SETTLED_ROUNDS`] rounds, once the own mode has lasted that long past slow start, and raised
+/// past any rate a drain probe then found shared ([`DrainProbe::link_rate`]). A flow that started
+/// beside a buffer-filler has none (its slow start's best is a share of unknown size) until a
+/// probe finds one, and a contest's drain probe watches meanwhile only for a jump of the rate per
+/// byte.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AloneRate {
     settling_since: Option<u64>,
@@ -84,6 +86,12 @@ impl AloneRate {
         if round.saturating_sub(since) >= SETTLED_ROUNDS {
             self.rate = recent_peak;
         }
+    }
+
+    /// A drain probe's reading of the link's rate (bytes per second): the link carries at least
+    /// that much, until the own mode settles again and shows what it carries.
+    pub fn raise(&mut self, link_rate: f64) {
+        self.rate = self.rate.max(link_rate);
     }
 
     /// Bytes per second; zero where the flow has never had the link to itself.
@@ -107,11 +115,12 @@ enum Phase {
     /// Rounds since the last probe ended (or the shared mode began), and rounds in a row that
     /// showed the other flow gone.
     Waiting { rounds: u32, gone: u32 },
-    /// A probe: the window `saved` before it, the delivery rate (bytes per second) of the round
-    /// before it, and the rounds it has lasted.
+    /// A probe: the window `saved` before it, the delivery rate of the round before it (bytes
+    /// per second, and per byte of the window then), and the rounds it has lasted.
     Draining {
         saved: u64,
         rate_before: f64,
+        per_byte_before: f64,
         rounds: u32,
     },
 }
@@ -142,6 +151,11 @@ impl DrainProbe {
             average_rate: 0.0,
             link_rate,
         }
+    }
+
+    /// The link's rate as far as the probe knows it, bytes per second (zero where unknown).
+    pub fn link_rate(&self) -> f64 {
+        self.link_rate
     }
 
     /// Whether a probe is under way.
@@ -185,24 +199,23 @@ impl DrainProbe {
                 self.phase = Phase::Draining {
                     saved: cwnd,
                     rate_before: rate,
+                    per_byte_before: per_byte,
                     rounds: 0,
                 };
                 Some(DrainAction::Resize((pipe * DRAIN_FRACTION) as u64))
             }
             Phase::Draining {
-                saved,
-                rate_before,
-                rounds,
-            } if rounds + 1 < DRAIN_ROUNDS => {
-                self.phase = Phase::Draining {
-                    saved,
-                    rate_before,
-                    rounds: rounds + 1,
-                };
+                rounds: ref mut lasted,
+                ..
+            } if *lasted + 1 < DRAIN_ROUNDS => {
+                *lasted += 1;
                 None
             }
             Phase::Draining {
-                saved, rate_before, ..
+                saved,
+                rate_before,
+                per_byte_before,
+                ..
             } => {
                 self.phase = Phase::Waiting { rounds: 0, gone: 0 };
                 if short {
@@ -213,9 +226,9 @@ impl DrainProbe {
                 // longer holds (slow start's) would read every later round as a jump. And that
                 // rate was a share, so a later round shows the whole link only by beating it by
                 // as much as the whole link beats a share (rounds' rates vary by a few percent).
-                self.average_rate = rate_before / saved.max(1) as f64;
-                let shared = rate_before / WHOLE_LINK_SHARE;
-                self.link_rate = self.link_rate.max(shared / WHOLE_LINK_SHARE);
+                self.average_rate = per_byte_before;
+                let whole_link_from = rate_before / WHOLE_LINK_SHARE;
+                self.link_rate = self.link_rate.max(whole_link_from / WHOLE_LINK_SHARE);
                 Some(DrainAction::Resize(saved.max(cwnd)))
             }
         }
@@ -382,6 +395,23 @@ mod tests {
         // Later rounds elsewhere leave it as it was until the own mode settles again.
         alone.on_round(2 * SETTLED_ROUNDS + 2, false, 1e6);
         assert_eq!(alone.rate(), 2e6);
+    }
+
+    /// A loss during a probe shrinks the window it restores, not the rate per byte of window
+    /// that later rounds are measured against: a round trip that then shrinks by the jump still
+    /// starts the next probe early.
+    #[test]
+    fn a_loss_during_a_probe_leaves_the_jump_measured_against_the_rate_before_it() {
+        let mut probe = DrainProbe::default();
+        rounds(&mut probe, DRAIN_INTERVAL_ROUNDS, 1e6);
+        probe.on_reduction(0.5);
+        rounds(&mut probe, DRAIN_ROUNDS, 1e6);
+        assert!(!probe.is_draining());
+        // The same rate from a window cut by the loss: the round trip shrank by 1.4.
+        let actions: Vec<_> = (0..MIN_ROUNDS_BETWEEN)
+            .filter_map(|_| probe.on_round(1e6, false, 140_000, PIPE))
+            .collect();
+        assert_eq!(actions, [DrainAction::Resize(50_000)]);
     }
 
     #[test]

@@ -177,6 +177,9 @@ pub struct CongestionEvent {
     pub rtt: RttSample,
     /// The sender's congestion window when the event arrived, in whole MSS (0 where unknown).
     pub window_packets: u64,
+    /// Whether the largest lost packet was sent while the window was in slow start (false where
+    /// unknown): a window that doubles loses its excess at whatever the bottleneck is.
+    pub sent_in_slow_start: bool,
 }
 
 impl CongestionEvent {
@@ -199,6 +202,7 @@ impl CongestionEvent {
             persistent,
             rtt,
             window_packets: 0,
+            sent_in_slow_start: false,
         }
     }
 
@@ -212,6 +216,7 @@ impl CongestionEvent {
             persistent: false,
             rtt,
             window_packets: 0,
+            sent_in_slow_start: false,
         }
     }
 

@@ -227,6 +227,38 @@ const OVERSHOOT_WATCH_ROUNDS: u32 = 2;
 /// pipe, where delay noise (not a queue of its own) ended it, holds little more than one.
 const OVERSHOOT_WINDOW: f64 = 1.5;
 
+/// The span of the latest slow start, as the ACK frames saw it: from the first that found the
+/// window in it to the first that found it out of it. A packet sent within it was sent by a
+/// window that doubled (once the window is cut, the data in flight exceeds it and nothing more is
+/// sent until ACK frames come). The first slow start spans everything before its end; one that a
+/// contest, a collapse or a NewReno resume reopened begins at its first frame, so that losses of
+/// packets that avoidance sent before it are not counted as its.
+#[derive(Debug, Clone, Copy, Default)]
+struct SlowStartSpan {
+    seen: bool,
+    began: Option<Instant>,
+    ended: Option<Instant>,
+}
+
+impl SlowStartSpan {
+    fn on_ack_batch(&mut self, now: Instant, in_slow_start: bool) {
+        let open = self.seen && self.ended.is_none();
+        if in_slow_start && !open {
+            self.began = self.seen.then_some(now);
+            self.ended = None;
+            self.seen = true;
+        } else if !in_slow_start && open {
+            self.ended = Some(now);
+        }
+    }
+
+    fn contains(&self, sent: Instant) -> bool {
+        self.seen
+            && self.began.is_none_or(|began| sent >= began)
+            && self.ended.is_none_or(|ended| sent <= ended)
+    }
+}
+
 /// How the flow grows and backs off while another flow keeps the queue standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Competing {
@@ -426,9 +458,8 @@ pub struct ShortQueueAlgorithm {
     rounds_seen: u64,
     /// When the first ACK frame arrived ([`Self::in_first_flight`]).
     first_ack_at: Option<Instant>,
-    /// The latest ACK frame that found the window in slow start: a packet sent before it was
-    /// sent by a window that doubled.
-    slow_start_seen_at: Option<Instant>,
+    /// The latest slow start, as the ACK frames that found the window in it saw it.
+    slow_start: SlowStartSpan,
     /// A slow start's delay exit on a path whose jitter can explain it, waiting for a round to
     /// confirm it ([`DelayExitCheck`]).
     exit_check: Option<DelayExitCheck>,
@@ -499,7 +530,7 @@ impl ShortQueueAlgorithm {
             round_flight: 0,
             rounds_seen: 0,
             first_ack_at: None,
-            slow_start_seen_at: None,
+            slow_start: SlowStartSpan::default(),
             exit_check: None,
             failed_exit_checks: 0,
             after_start: AfterStart::Settled,
@@ -711,7 +742,9 @@ impl ShortQueueAlgorithm {
         let rate = self.path().round_rate();
         let pipe = rate * self.path().min_rtt().as_secs_f64();
         let short = queue < target || (self.drain.is_draining() && self.recent_queue() < target);
-        match self.drain.on_round(rate, short, self.window.cwnd(), pipe) {
+        let action = self.drain.on_round(rate, short, self.window.cwnd(), pipe);
+        self.alone_rate.raise(self.drain.link_rate());
+        match action {
             None => {}
             Some(DrainAction::Resize(bytes)) => self.window.resize(bytes),
             Some(DrainAction::LeaveShared) => self.owner = QueueOwner::OWN,
@@ -1373,9 +1406,8 @@ impl Algorithm for ShortQueueAlgorithm {
 
     fn on_ack_batch(&mut self, batch: &AckBatch) {
         self.first_ack_at.get_or_insert(batch.now);
-        if self.window.in_slow_start() {
-            self.slow_start_seen_at = Some(batch.now);
-        }
+        self.slow_start
+            .on_ack_batch(batch.now, self.window.in_slow_start());
         let flight = batch.in_flight.saturating_add(batch.acked_bytes);
         self.round_flight = self.round_flight.max(flight);
         self.discriminator.on_ack_batch(batch);
@@ -1395,16 +1427,10 @@ impl Algorithm for ShortQueueAlgorithm {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) -> Decision {
-        let event = &self.window.annotate(event);
+        let mut event = self.window.annotate(event);
+        event.sent_in_slow_start = self.slow_start.contains(event.sent);
+        let event = &event;
         let (mut verdict, mut evidence) = self.discriminator.judge(event);
-        // A doubling window loses its excess at whatever the bottleneck is: a limit read from
-        // losses slow start sent may be a buffer's whose queue the jitter hid.
-        let from_slow_start = self.slow_start_seen_at.is_some_and(|at| event.sent <= at);
-        if from_slow_start && self.classifier().last_cause() == Some(LossCause::Rate) {
-            self.discriminator
-                .classifier_mut()
-                .mark_rate_limit_as_overshoot();
-        }
         if verdict == Verdict::Congestion
             && self.floor_passes_over(event, evidence.losses_in_window)
         {
@@ -1454,5 +1480,33 @@ impl Algorithm for ShortQueueAlgorithm {
 
     fn window_mut(&mut self) -> &mut Window {
         &mut self.window
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A slow start's span holds what its window sent up to the first ACK frame after its end,
+    /// and a reopened one does not reach back over what avoidance sent before it.
+    #[test]
+    fn a_slow_start_s_span_holds_what_its_window_sent_and_not_what_avoidance_sent() {
+        let epoch = Instant::now();
+        let at = |ms: u64| epoch + Duration::from_millis(ms);
+        let mut span = SlowStartSpan::default();
+        assert!(!span.contains(at(0)));
+        span.on_ack_batch(at(10), true);
+        span.on_ack_batch(at(20), true);
+        assert!(
+            span.contains(at(0)) && span.contains(at(25)),
+            "open until it ends"
+        );
+        span.on_ack_batch(at(30), false);
+        assert!(span.contains(at(25)) && span.contains(at(30)));
+        assert!(!span.contains(at(31)), "avoidance sent it");
+        span.on_ack_batch(at(50), false);
+        span.on_ack_batch(at(60), true);
+        assert!(!span.contains(at(55)), "sent before the reopened start");
+        assert!(span.contains(at(60)) && span.contains(at(70)));
     }
 }

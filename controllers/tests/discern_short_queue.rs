@@ -1436,7 +1436,9 @@ fn a_shared_queue_an_aqm_drops_from_keeps_newreno_s_growth() {
     let (mut path, capacity) = shared_beside_a_jitter_offset(40 * MS);
     // A loss every eight of the algorithm's rounds, as an AQM drops from a queue it keeps. Eight
     // of them halve the synthetic window from thousands of packets to about a hundred; a few
-    // more take it to a few dozen, where a round's jittered frames read the offset short.
+    // more take it to a few dozen, where a round's jittered frames read the offset short and the
+    // guard widens (so on the code before the drain probe's whole-link sign too, from about the
+    // twelfth drop).
     for round in 0..128 {
         jittered_round_between(&mut path, Some(capacity), (46 * MS, 56 * MS));
         assert!(

@@ -878,14 +878,6 @@ impl ShortQueue {
             .map(|limit| (limit.packets * self.path.mss as f64) as u64)
     }
 
-    /// Marks the rate limit just found as one a slow start's overshoot showed: it still judges
-    /// losses, but it neither slows the regrowth nor outlives its base memory of 16 rounds.
-    pub fn mark_rate_limit_as_overshoot(&mut self) {
-        if let Some(limit) = &mut self.rate_limit {
-            limit.overshoot = true;
-        }
-    }
-
     /// Whether the rate limit remembered was found from a slow start's overshoot.
     pub fn rate_limit_is_overshoot(&self) -> bool {
         self.rate_limit.is_some_and(|limit| limit.overshoot)
@@ -977,7 +969,11 @@ impl Classifier for ShortQueue {
                 .loss_window
                 .window_packets
                 .saturating_sub(losses_in_window);
-            self.rate_limit = Some(RateLimit::found(passed, self.path.rounds()));
+            self.rate_limit = Some(RateLimit::found(
+                passed,
+                self.path.rounds(),
+                event.sent_in_slow_start,
+            ));
         }
         self.last_cause = Some(cause);
         self.last_queue_met = queue;
@@ -1010,18 +1006,19 @@ struct RateLimit {
     /// Found from losses a slow start sent: a doubling window loses its excess at whatever the
     /// bottleneck is, and a buffer whose queue the jitter hides looks like a policer then. The
     /// limit still judges losses, since a policer the start overshot shows again as the window
-    /// grows into it, but it neither slows the regrowth nor outlives [`RATE_LIMIT_ROUNDS`].
+    /// grows into it, but growth below it has no Reno-friendly cap, and it is remembered for
+    /// [`RATE_LIMIT_ROUNDS`] past the round it was last seen, not for the regrowth besides.
     overshoot: bool,
 }
 
 impl RateLimit {
-    fn found(passed: u64, round: u64) -> Self {
+    fn found(passed: u64, round: u64, overshoot: bool) -> Self {
         let packets = passed.max(2) as f64;
         Self {
             found: packets,
             packets,
             seen: round,
-            overshoot: false,
+            overshoot,
         }
     }
 
