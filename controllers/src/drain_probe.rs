@@ -234,19 +234,17 @@ impl DrainProbe {
         }
     }
 
+    /// Whether a round at `rate` delivered the whole link's rate: no buffer-filler is left.
+    fn has_whole_link(&self, rate: f64) -> bool {
+        self.link_rate > 0.0 && rate >= WHOLE_LINK_SHARE * self.link_rate
+    }
+
     /// A congestion response scaled the window by `factor` during a probe: the window to restore
     /// shrinks with it.
     pub fn on_reduction(&mut self, factor: f64) {
         if let Phase::Draining { saved, .. } = &mut self.phase {
             *saved = (*saved as f64 * factor) as u64;
         }
-    }
-}
-
-impl DrainProbe {
-    /// Whether a round at `rate` delivered the whole link's rate: no buffer-filler is left.
-    fn has_whole_link(&self, rate: f64) -> bool {
-        self.link_rate > 0.0 && rate >= WHOLE_LINK_SHARE * self.link_rate
     }
 }
 

@@ -614,7 +614,12 @@ impl ShortQueueAlgorithm {
             self.left_shared_at = Some(self.path().rounds());
         }
         let settled = matches!(self.owner, QueueOwner::Own { .. }) && !self.window.in_slow_start();
-        let recent_peak = self.path().recent_peak_rate(SETTLED_ROUNDS as usize);
+        // The best rate of the settling rounds matters only while the own mode settles.
+        let recent_peak = if settled {
+            self.path().recent_peak_rate(SETTLED_ROUNDS as usize)
+        } else {
+            0.0
+        };
         self.alone_rate
             .on_round(self.path().rounds(), settled, recent_peak);
         self.confirm_delay_exit();
