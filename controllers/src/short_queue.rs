@@ -658,11 +658,15 @@ impl ShortQueueAlgorithm {
 
     /// The shared queue stands deeper than an AQM keeps one: a buffer-filler is at work. Compete
     /// by [`Competing`]'s rules, starting as a loss-based flow starts, with slow start until the
-    /// next congestion verdict that [`Self::passes_over_contest_loss`] does not pass over (or
-    /// the contest reach in held windows, [`Self::with_contest_reach`]): the other flow
+    /// next congestion verdict that [`Self::passes_over_contest_loss`] does not pass over, or
+    /// until the contest reach in held windows ([`Self::with_contest_reach`]). The other flow
     /// filled the buffer from its own slow start while this one kept its queue short, and from
     /// the small window that leaves, CUBIC's or Reno's growth takes minutes to reach an even
     /// share on a long path (on a cellular path whose buffer holds seconds, a round lasts one).
+    /// A slow start already under way (NewReno's, taken up again by
+    /// [`Self::resume_newreno_start`]) goes on to its loss instead: its rate still grows with its
+    /// window, so the held window understates what it would reach, and order-keeping jitter at a
+    /// high rate stands as deep as such a queue on a path the flow has to itself.
     fn contest(&mut self, queue: Duration) {
         self.contested = true;
         self.contested_at = Some(self.path().rounds());
@@ -672,8 +676,13 @@ impl ShortQueueAlgorithm {
         self.drain = DrainProbe::new(self.alone_rate.rate());
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
-        self.window
-            .reopen_slow_start((self.contest_reach * held) as u64);
+        let reach = (self.contest_reach * held) as u64;
+        let until = if self.window.in_slow_start() {
+            reach.max(self.window.ssthresh())
+        } else {
+            reach
+        };
+        self.window.reopen_slow_start(until);
     }
 
     /// What the end of this round read, at DEBUG on [`crate::trace::ROUND_TARGET`]: `queue` is

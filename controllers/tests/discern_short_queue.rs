@@ -151,6 +151,40 @@ fn a_queue_that_ended_slow_start_and_never_drained_gives_back_newreno_s_slow_sta
     assert!(!path.window().in_slow_start());
 }
 
+#[test]
+fn a_contest_met_in_newreno_s_slow_start_taken_up_again_leaves_it_to_its_loss() {
+    // As above, but the queue that ended slow start and stands is deeper than an AQM keeps one,
+    // so the flow also competes for it (order-keeping jitter at a high rate reads this way).
+    // The slow start already under way goes on: its delivery rate still doubles with the
+    // window, and the contest's reach (a few windows that carry the rate reached so far) would
+    // end it there, short of the loss that ends NewReno's.
+    let queue = 40 * MS;
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    path.rounds(4);
+    queue_for(&mut path, queue, 1);
+    assert!(!path.window().in_slow_start(), "the delay ended slow start");
+    let mut rounds = 0;
+    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
+        assert!(
+            rounds < 12,
+            "the queue stood for 12 rounds and is still the flow's own"
+        );
+        queue_for(&mut path, queue, 1);
+        rounds += 1;
+    }
+    let reach = ShortQueueAlgorithm::DEFAULT_CONTEST_REACH * path.cwnd() as f64;
+    queue_for(&mut path, queue, 4);
+    assert!(path.window().in_slow_start());
+    assert!(
+        path.cwnd() as f64 > 2.0 * reach,
+        "stopped at {} bytes, {reach:.0} being the reach from where it began",
+        path.cwnd()
+    );
+    let decision = path.lose(1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(!path.window().in_slow_start(), "a loss ends it");
+}
+
 /// The target queue of `path`'s flow.
 fn target(path: &Path<ShortQueueAlgorithm>) -> Duration {
     path.algorithm.classifier().path().target()
