@@ -57,7 +57,7 @@
 //! | delayed fast recovery (DFR) | a loss classified random does not reduce cwnd; a later loss in the same window (or a classifier that says congestion) does. |
 //! | RTT, SRTT | per-ACK-frame sample `now - sent` of the newest acknowledged packet; SRTT where a paper compares against it is the TCP sender's average of one sample per round trip ([`classify::TcpSrtt`]), elsewhere quinn's `RttEstimator::get()`; minimum RTT quinn's `min()`. |
 //! | one-way delay (TCP timestamps, synchronised clocks in ns-2) | no OWD in QUIC without extensions: the hint ([`event::RttSample::owd_hint`]) is half the minimum RTT plus the queueing part of the RTT (the sample without the peer's ACK delay, minus the min RTT). quinn 0.11 does not pass the ACK delay to controllers; the crate recovers it from the way quinn's estimator moves, one ACK frame late ([`event::AckBatch::resolved`]); the frame that reveals a loss is sent at once by the receiver and carries none. The one delay it cannot recover is one already inside quinn's minimum RTT (every ACK held for the timer), which quinn does not subtract either. |
-//! | slow start with a large window (RFC 3742) | limited slow start above [`MAX_SSTHRESH_PACKETS`] (512 MSS) for every paper controller, and a loss of more than half the window or more than [`classify::RECEIVER_GAP_BUDGET`] packets in one window is congestion whatever the classifier says: a quinn receiver closes the connection when a stream has more than 1024 gaps, and one gigabit round of overshoot, or a policer's drops read as random, leaves more. |
+//! | slow start with a large window (RFC 3742) | limited slow start above [`MAX_SSTHRESH_PACKETS`] (512 MSS) for every paper controller and above [`START_MAX_SSTHRESH_PACKETS`] (2048 MSS) for `discern`'s first slow start, which the delay ends, and a loss of more than half the window or more than [`classify::RECEIVER_GAP_BUDGET`] packets in one window is congestion whatever the classifier says: a quinn receiver closes the connection when a stream has more than 1024 gaps, and one gigabit round of overshoot, or a policer's drops read as random, leaves more. |
 //! | retransmission timeout -> slow start | persistent congestion (`is_persistent_congestion`) -> the algorithm's minimum window, slow start. |
 //! | packet counts (cwnd in packets) | bytes; 1 MSS = the current maximum datagram size (`on_mtu_update`). quinn holds back a packet once `in_flight + packet_size` reaches the window, so the adapter hands quinn `cwnd + 1` byte: a window of N MSS lets N packets be in flight, as in TCP (quinn's own controllers let N - 1). |
 //!
@@ -98,7 +98,9 @@ pub use algorithm::{
 pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
 pub use rtt::AckElicitingThreshold;
-pub use short_queue::{Competing, NoisyStart, Overshoot, QueueOwner, ShortQueueAlgorithm};
+pub use short_queue::{
+    Competing, NoisyStart, Overshoot, QueueOwner, ShortQueueAlgorithm, START_MAX_SSTHRESH_PACKETS,
+};
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};
 
 // Every controller, one line each: its file (declared, and its public types re-exported here) and

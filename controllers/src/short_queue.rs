@@ -145,6 +145,18 @@ use crate::growth::{reno_friendly_alpha, Cubic, Growth};
 use crate::trace::micros;
 use crate::window::Window;
 
+/// RFC 3742's `max_ssthresh` for the flow's first slow start, in MSS: above it, a round adds about
+/// half of it (section 3's `K`, rounded down, makes it up to three quarters). A doubling round that crosses the pipe sends up to a whole pipe more before
+/// the queue it builds comes back to be read, one round trip later, and a buffer smaller than
+/// that drops the difference, one packet in two from a paced sender, each drop a gap that the
+/// receiver holds until its retransmission arrives: on a path of thousands of packets and a
+/// buffer of a third of its pipe, more than a quinn receiver holds (1024), and it closes the
+/// connection. With about 1024 MSS a round, the round that crosses the pipe queues no more than that
+/// before the delay exit reads it. Larger than the paper controllers'
+/// [`crate::window::MAX_SSTHRESH_PACKETS`], whose slow start ends only at a loss, so that the
+/// limit costs a gigabit start a round or two, not seconds.
+pub const START_MAX_SSTHRESH_PACKETS: u64 = 2048;
+
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
 /// as another flow's.
 const ROUNDS_BEFORE_SHARED: u32 = 4;
@@ -502,12 +514,13 @@ impl ShortQueueAlgorithm {
     /// then stays below an even share. (docs/RESULTS.md measures 1.5, 1.75 and 2 side by side.)
     pub const DEFAULT_CONTEST_REACH: f64 = 1.75;
 
-    /// An algorithm that starts from `window`, competes for a shared queue by `competing`'s
+    /// An algorithm that starts from `window` (its slow start limited above
+    /// [`START_MAX_SSTHRESH_PACKETS`]), competes for a shared queue by `competing`'s
     /// rules, multiplies by `beta` on a shared queue's congestion under [`Competing::Reno`] (and
     /// where half a window is lost) and by `ecn_beta` on a CE mark.
     pub fn new(window: Window, competing: Competing, beta: f64, ecn_beta: f64) -> Self {
         Self {
-            window,
+            window: window.with_limited_slow_start(START_MAX_SSTHRESH_PACKETS),
             discriminator: Discriminator::new(ShortQueue::default()),
             owner: QueueOwner::OWN,
             yielding: None,
@@ -1005,7 +1018,12 @@ impl ShortQueueAlgorithm {
     /// shrink the window, every `PROBE_INTERVAL` rounds the window rises by a quarter and is held
     /// for `PROBE_HOLD` rounds, so that the path model sees whether the delivery rate follows
     /// (the queue it read was noise) or not (the pipe was full, and FAST's update then takes the
-    /// probe's queue out). True while the update is to wait.
+    /// probe's queue out). Never in a loss episode's recovery: its losses already say the pipe is
+    /// full, and an AQM that holds the queue above its target drops a larger share at each update
+    /// (PIE's probability climbs while the delay stands), so a probe there adds a quarter to a
+    /// window whose packets are dropped by the hundred, and every one of them is a gap the
+    /// receiver holds until its retransmission arrives (a quinn receiver closes the connection
+    /// past 1024). True while the update is to wait.
     fn rate_probe(&mut self, queue: Duration, target: Duration) -> bool {
         if self.probe_hold > 0 {
             self.probe_hold -= 1;
@@ -1013,7 +1031,8 @@ impl ShortQueueAlgorithm {
         }
         self.since_probe = self.since_probe.saturating_add(1);
         let limited = self.classifier().rate_limit().is_some();
-        if queue < target || limited || !self.path().is_noisy() {
+        let recovering = self.window.state() == State::Recovery;
+        if queue < target || limited || recovering || !self.path().is_noisy() {
             return false;
         }
         if self.since_probe < PROBE_INTERVAL {

@@ -11,7 +11,7 @@ use common::{Path, MSS, RTT};
 use quinn_discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample, State, Verdict};
 use quinn_discern::{
     Algorithm, DiscernAlgorithm, DiscernConfig, NoisyStart, Overshoot, QueueOwner,
-    ShortQueueAlgorithm,
+    ShortQueueAlgorithm, START_MAX_SSTHRESH_PACKETS,
 };
 
 const MS: Duration = Duration::from_millis(1);
@@ -51,6 +51,32 @@ fn lose_one_keeping_the_window(path: &mut Path<ShortQueueAlgorithm>, verdict: Ve
     expect_verdict(&decision, verdict);
     assert!(!decision.reduced);
     assert_eq!(path.cwnd(), before);
+}
+
+#[test]
+fn the_first_slow_start_doubles_up_to_its_limit_then_adds_about_half_the_limit_a_round() {
+    // A pipe of many thousand packets and no queue. Past the limit, a doubling round that
+    // crosses the pipe would send a whole pipe more before its queue is read, and a buffer
+    // shorter than that drops one packet in two: more gaps than a quinn receiver holds.
+    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    let limit = START_MAX_SSTHRESH_PACKETS as f64;
+    while path.cwnd_packets() < limit {
+        let before = path.cwnd_packets();
+        path.round();
+        assert!(path.window().in_slow_start());
+        if 2.0 * before <= limit {
+            assert_eq!(path.cwnd_packets(), 2.0 * before);
+        }
+    }
+    for _ in 0..4 {
+        let before = path.cwnd_packets();
+        path.round();
+        let grown = path.cwnd_packets() - before;
+        assert!(
+            (0.49 * limit..0.75 * limit).contains(&grown),
+            "grew {grown} packets from {before}"
+        );
+    }
 }
 
 #[test]
@@ -809,6 +835,37 @@ fn noisy() -> Path<ShortQueueAlgorithm> {
     }
     assert!(path.algorithm.classifier().path().shows_noise());
     path
+}
+
+#[test]
+fn on_a_noisy_path_no_rate_probe_raises_a_window_in_a_loss_episode_s_recovery() {
+    // A link as fast as the settled window's rate, its queue read through jitter: FAST's update
+    // holds or shrinks the window, and every few rounds a rate probe raises it by a quarter. From
+    // round 16 on, a twentieth of every window is lost, as an AQM that holds the queue above its
+    // target drops more and more of it: a probe's quarter would be dropped too, each drop a gap
+    // the receiver holds until its retransmission arrives.
+    let mut path = settled();
+    let capacity = path.cwnd() as f64 / RTT.as_secs_f64();
+    let mut rounds_in_recovery = 0;
+    for round in 0..40 {
+        if round >= 16 {
+            path.lose_with_rtt(path.cwnd() / MSS / 20 + 1, 4 * RTT);
+        }
+        let before = path.cwnd();
+        jittered_round(&mut path, Some(capacity));
+        if path.window().state() == State::Recovery {
+            rounds_in_recovery += 1;
+            assert!(
+                (path.cwnd() as f64) < 1.2 * before as f64,
+                "round {round}: rose from {before} to {} in recovery",
+                path.cwnd()
+            );
+        }
+    }
+    assert!(
+        rounds_in_recovery >= 3,
+        "{rounds_in_recovery} rounds in recovery"
+    );
 }
 
 #[test]
