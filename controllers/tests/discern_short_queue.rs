@@ -142,13 +142,13 @@ fn a_queue_that_does_not_answer_the_flow_s_shrinking_is_shared_and_gets_newreno_
     assert!(matches!(path.algorithm.owner(), QueueOwner::Own { .. }));
 }
 
-#[test]
-fn a_queue_that_ended_slow_start_and_never_drained_gives_back_newreno_s_slow_start() {
+/// Four rounds of slow start, the delivery rate doubling in each, then `queue` ends it, and
+/// stands whatever the window does (another flow's, or a jittered path's offset) until the flow
+/// reads it as shared.
+fn shared_after_a_delay_exit(queue: Duration) -> Path<ShortQueueAlgorithm> {
     let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
-    // Four rounds of slow start, the delivery rate doubling in each, then a 20 ms queue ends it,
-    // and stands whatever the window does: another flow's, or a jittered path's offset.
     path.rounds(4);
-    queue_for(&mut path, 20 * MS, 1);
+    queue_for(&mut path, queue, 1);
     assert!(!path.window().in_slow_start(), "the delay ended slow start");
     let mut rounds = 0;
     while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
@@ -156,9 +156,15 @@ fn a_queue_that_ended_slow_start_and_never_drained_gives_back_newreno_s_slow_sta
             rounds < 12,
             "the queue stood for 12 rounds and is still the flow's own"
         );
-        queue_for(&mut path, 20 * MS, 1);
+        queue_for(&mut path, queue, 1);
         rounds += 1;
     }
+    path
+}
+
+#[test]
+fn a_queue_that_ended_slow_start_and_never_drained_gives_back_newreno_s_slow_start() {
+    let mut path = shared_after_a_delay_exit(20 * MS);
     // Sharing, it keeps NewReno's manners, whose slow start only a loss ends: the window
     // doubles again, where Reno's growth would add a packet a round.
     assert!(path.window().in_slow_start());
@@ -185,19 +191,7 @@ fn a_contest_met_in_newreno_s_slow_start_taken_up_again_leaves_it_to_its_loss() 
     // window, and the contest's reach (a few windows that carry the rate reached so far) would
     // end it there, short of the loss that ends NewReno's.
     let queue = 40 * MS;
-    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
-    path.rounds(4);
-    queue_for(&mut path, queue, 1);
-    assert!(!path.window().in_slow_start(), "the delay ended slow start");
-    let mut rounds = 0;
-    while !matches!(path.algorithm.owner(), QueueOwner::Shared { .. }) {
-        assert!(
-            rounds < 12,
-            "the queue stood for 12 rounds and is still the flow's own"
-        );
-        queue_for(&mut path, queue, 1);
-        rounds += 1;
-    }
+    let mut path = shared_after_a_delay_exit(queue);
     let reach = ShortQueueAlgorithm::DEFAULT_CONTEST_REACH * path.cwnd() as f64;
     queue_for(&mut path, queue, 4);
     assert!(path.window().in_slow_start());
