@@ -145,16 +145,16 @@ use crate::growth::{reno_friendly_alpha, Cubic, Growth};
 use crate::trace::micros;
 use crate::window::Window;
 
-/// RFC 3742's `max_ssthresh` for the flow's first slow start, in MSS: above it, a round adds about
-/// half of it (section 3's `K`, rounded down, makes it up to three quarters). A doubling round that crosses the pipe sends up to a whole pipe more before
-/// the queue it builds comes back to be read, one round trip later, and a buffer smaller than
-/// that drops the difference, one packet in two from a paced sender, each drop a gap that the
-/// receiver holds until its retransmission arrives: on a path of thousands of packets and a
-/// buffer of a third of its pipe, more than a quinn receiver holds (1024), and it closes the
-/// connection. With about 1024 MSS a round, the round that crosses the pipe queues no more than that
-/// before the delay exit reads it. Larger than the paper controllers'
-/// [`crate::window::MAX_SSTHRESH_PACKETS`], whose slow start ends only at a loss, so that the
-/// limit costs a gigabit start a round or two, not seconds.
+/// RFC 3742's `max_ssthresh` for the flow's first slow start, in MSS: above it, a round adds
+/// about half of it (section 3's `K`, rounded down, makes it up to three quarters). A doubling
+/// round that crosses the pipe sends up to a whole pipe more before the queue it builds comes back
+/// to be read, one round trip later, and a buffer smaller than that drops the difference, one
+/// packet in two from a paced sender, each drop a gap that the receiver holds until its
+/// retransmission arrives: on a path of thousands of packets and a buffer of a third of its pipe,
+/// more than a quinn receiver holds (1024), and it closes the connection. With about 1024 MSS a
+/// round, the round that crosses the pipe queues no more than that before the delay exit reads
+/// it. Larger than the paper controllers' [`crate::window::MAX_SSTHRESH_PACKETS`], whose slow
+/// start ends only at a loss, so that the limit costs a gigabit start a round or two, not seconds.
 pub const START_MAX_SSTHRESH_PACKETS: u64 = 2048;
 
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
@@ -689,13 +689,11 @@ impl ShortQueueAlgorithm {
         self.drain = DrainProbe::new(self.alone_rate.rate());
         let held = self.held_window(queue);
         self.start_cubic_epoch(held);
+        // A slow start under way keeps its threshold; past slow start the threshold is at most the
+        // window, which the reopened start begins from anyway.
         let reach = (self.contest_reach * held) as u64;
-        let until = if self.window.in_slow_start() {
-            reach.max(self.window.ssthresh())
-        } else {
-            reach
-        };
-        self.window.reopen_slow_start(until);
+        self.window
+            .reopen_slow_start(reach.max(self.window.ssthresh()));
     }
 
     /// What the end of this round read, at DEBUG on [`crate::trace::ROUND_TARGET`]: `queue` is
