@@ -119,16 +119,17 @@
 //! over 10 seeds it halved the gigabit classes' p95 queue but cost a tenth of the share against
 //! CUBIC on drop-tail and PIE.) A loss share beyond a channel's with no queue is a rate limit (a
 //! policer), unless the path's delay reads its queue and the losses were one run of consecutive
-//! packets, a channel's fade (the classifier's `RUN_REVEALS`). The limit is remembered for 16
-//! rounds, beyond the rounds the window takes to grow back to it, after the last window that lost
-//! three packets or more; meanwhile every loss with the queue short, from a window no smaller than
-//! the limit's cut leaves, is its. Each cuts the window to 0.7 once per window, and the window
-//! grows back by `3 (1 - 0.7) / (1 + 0.7)` segments a round: the AIMD pair that takes Reno's share
-//! (RFC 9438 section 4.3), since a policer is a limit the flow shares like a queue, and alone it
-//! holds more of the limit's rate than Reno's halving. (A lone loss does not renew the limit, and a
-//! loss from a window below the cut is random: on a lossy path a limit read once, from a slow
-//! start's overshoot into a shallow buffer, would otherwise keep cutting the window.) Other losses
-//! are random and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent
+//! packets, a channel's fade (the classifier's `RUN_REVEALS`), or one of the window's losses met
+//! a queue: a buffer's overflow, whose later losses were sent as the loss response drained it.
+//! The limit is remembered for 16 rounds, beyond the rounds the window takes to grow back to it,
+//! after the last window that lost three packets or more; meanwhile every loss with the queue
+//! short, from a window no smaller than the limit's cut leaves, is its. Each cuts the window to
+//! 0.7 once per window, and the window grows back by `3 (1 - 0.7) / (1 + 0.7)` segments a round:
+//! the AIMD pair that takes Reno's share (RFC 9438 section 4.3), since a policer is a limit the
+//! flow shares like a queue, and alone it holds more of the limit's rate than Reno's halving. (A
+//! lone loss does not renew the limit, and a loss from a window below the cut is random: on a
+//! lossy path a limit read once, from a slow start's overshoot into a shallow buffer, would
+//! otherwise keep cutting the window.) Other losses are random and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent
 //! congestion restarts slow start.
 
 use std::collections::VecDeque;

@@ -1423,6 +1423,33 @@ fn a_run_of_losses_with_no_queue_on_a_quiet_path_is_a_fade_not_a_rate_limit() {
     assert_eq!(limit.evidence.reason, "loss rate beyond a channel's");
 }
 
+/// A buffer's overflow whose first losses met the queue, and whose later ones (packets sent
+/// as the loss response drained it) met none: the window lost is a queue's, however much of it
+/// was lost. Read as a rate limit, it would hold the flow to Reno's growth and make lone random
+/// losses cuts for the limit's memory, on a path with no policer.
+#[test]
+fn an_overflow_whose_first_losses_met_the_queue_shows_no_rate_limit_when_it_drains() {
+    let mut path = settled();
+    let window = path.cwnd_packets() as u64;
+    let full = RTT + 20 * MS;
+    queue_for(&mut path, 20 * MS, 1);
+    let overflowed_at = path.clock;
+    let first = path.lose_with_rtt(2, full);
+    assert_eq!(first.evidence.reason, "queue above the guard");
+    // A round later the queue has drained; the episode's later losses were sent just after the
+    // first ones, before the loss response, and the ACKs around them show no queue.
+    queue_for(&mut path, Duration::ZERO, 1);
+    let sent = path.at(overflowed_at + US);
+    let mut last = first;
+    for _ in 1..window / 4 {
+        path.clock += MS;
+        let event = CongestionEvent::loss(path.at(path.clock), sent, 2, MSS, path.rtt);
+        last = path.algorithm.on_congestion(&event);
+    }
+    assert_ne!(last.evidence.reason, "loss rate beyond a channel's");
+    assert_eq!(path.algorithm.classifier().rate_limit(), None);
+}
+
 /// On a path whose delay is noisy, the delay cannot show a shallow buffer's overflow (a
 /// cellular trace's outage fills it and drops a run), so a fifth of the window lost in one run
 /// with the queue short still shows a limit.

@@ -825,9 +825,9 @@ impl PathModel {
 
 /// `discern`'s classifier for a short queue: a loss is congestion when the packets around it met
 /// a queue above [`PathModel::guard`], or when more than a fifth of the window was lost with no
-/// queue and not in one run (a policer; `RUN_REVEALS`), or while such a limit is remembered and
-/// the window is no smaller than its cut leaves, or when half the window was lost; random
-/// otherwise.
+/// queue at any of its losses and not in one run (a policer; `RUN_REVEALS`), or while such a
+/// limit is remembered and the window is no smaller than its cut leaves, or when half the window
+/// was lost; random otherwise.
 ///
 /// The guard is quicly's (h2o/quicly issue 687: congestion once the RTT exceeds `min RTT + 5 ms`),
 /// scaled for slow links: a flow that keeps its own queue at a couple of packets sees channel
@@ -914,7 +914,9 @@ impl ShortQueue {
         if queue >= guard {
             return (LossCause::Queue, "queue above the guard");
         }
-        if shows_rate_limit(event, losses_in_window, self.one_run_is_a_fade()) {
+        if !self.loss_window.met_queue
+            && shows_rate_limit(event, losses_in_window, self.one_run_is_a_fade())
+        {
             return (LossCause::Rate, "loss rate beyond a channel's");
         }
         match self.rate_limit {
@@ -961,6 +963,7 @@ impl Classifier for ShortQueue {
         let guard = self.path.guard();
         self.loss_window.record(event, losses_in_window);
         let (cause, reason) = self.judge(event, losses_in_window, queue, guard);
+        self.loss_window.met_queue |= cause == LossCause::Queue;
         // A loss called the limit's only because one is remembered renews it only if it came
         // with others: a policer that the window pokes above drops a few packets a window,
         // while a lone random loss renewing it would keep the limit forever on a lossy path.
@@ -1043,11 +1046,17 @@ impl RateLimit {
 }
 
 /// The loss window the latest loss event belongs to ([`crate::episode::LossEpisode`]'s): how
-/// many loss events (ACKs) revealed its losses, and the window, in packets, when the first did.
+/// many loss events (ACKs) revealed its losses, the window, in packets, when the first did, and
+/// whether any of them met a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct LossWindow {
     reveals: u64,
     window_packets: u64,
+    /// One of its losses was a queue's ([`LossCause::Queue`]): the window overflowed a buffer,
+    /// and its later losses, sent as the loss response drained the queue, meet none. A policer
+    /// keeps no queue at any of its drops, so such a window shows no rate limit however much
+    /// of it was lost.
+    met_queue: bool,
 }
 
 impl LossWindow {
@@ -1060,6 +1069,7 @@ impl LossWindow {
             *self = Self {
                 reveals: 1,
                 window_packets: event.window_packets,
+                met_queue: false,
             };
         }
     }
