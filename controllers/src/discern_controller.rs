@@ -28,10 +28,9 @@ use crate::Adapter;
 /// congestion when the packets around it met a queue above a guard of three targets (at least
 /// 3 ms: quicly's guard, h2o/quicly issue 687), when more than a fifth of a window was lost with
 /// no queue at any of its losses (a policer; RFC 8085's circuit breaker idea), and while a rate
-/// limit found that way is
-/// remembered; random otherwise. A random loss keeps the window; QUIC retransmits it as always.
-/// An ECN-CE mark reduces by `ecn_beta` = 0.8 (RFC 8511). Persistent congestion restarts slow
-/// start.
+/// limit found that way is remembered; random otherwise. A random loss keeps the window; QUIC
+/// retransmits it as always. An ECN-CE mark reduces by `ecn_beta` = 0.8 (RFC 8511). Persistent
+/// congestion restarts slow start.
 ///
 /// What decided each choice (simulator, 3 seeds a point while designing; the scoreboard's 10-seed
 /// figures are in docs/RESULTS.md):

@@ -129,8 +129,8 @@
 //! flow shares like a queue, and alone it holds more of the limit's rate than Reno's halving. (A
 //! lone loss does not renew the limit, and a loss from a window below the cut is random: on a
 //! lossy path a limit read once, from a slow start's overshoot into a shallow buffer, would
-//! otherwise keep cutting the window.) Other losses are random and keep the window. An ECN-CE mark reduces by `ecn_beta` (RFC 8511); persistent
-//! congestion restarts slow start.
+//! otherwise keep cutting the window.) Other losses are random and keep the window. An ECN-CE
+//! mark reduces by `ecn_beta` (RFC 8511); persistent congestion restarts slow start.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
