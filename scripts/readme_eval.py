@@ -17,8 +17,8 @@
                whose receiver closed the connection, from paths.json, with the seed and the
                command beside them, the summary page and the CDFs copied to docs/results/paths/
                (README shows the summary page, docs/RESULTS.md the CDFs, `discern`'s variants
-               and `quinn-bbr` against `discern` path by path, and `discern`'s
-               lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
+               and `quinn-bbr` against `discern` path by path, five controllers' shares split
+               by the peer's controller, and `discern`'s lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
                summary.json says it called congestion), and the draw's wall time written into
                docs/evaluation.md (`paths-cost`)
 
@@ -465,6 +465,42 @@ def efficiency_shortfall(out):
     return lines
 
 
+# The controllers whose share beside each kind of peer the random board breaks down.
+SHARE_BY_PEER_CONTROLLERS = ("discern", "discern:queue=full", "quinn-cubic", "noq-bbr3",
+                             "quinn-bbr")
+
+
+def quantile(values, q):
+    """The `q` quantile of `values`, interpolated between order statistics as the board's are."""
+    ordered = sorted(values)
+    rank = q * (len(ordered) - 1)
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def share_by_peer(out):
+    """Each controller's share beside a peer, split by the peer's controller (`copy`: a second
+    flow of its own kind): mean and p10, so that the board's share tail reads by whom it is set."""
+    rows = [r for r in csv.DictReader(open(out / "paths.csv"))
+            if r["share"] and r["controller"] in SHARE_BY_PEER_CONTROLLERS]
+    peers = sorted({r["peer"] for r in rows}, key=lambda p: (p == "copy", p))
+    if not rows:
+        return []
+    lines = ["| controller | " + " | ".join(f"beside `{p}` (mean, p10)" if p != "copy"
+                                           else "beside its own kind (mean, p10)"
+                                           for p in peers) + " |",
+             "|---" * (len(peers) + 1) + "|"]
+    for c in SHARE_BY_PEER_CONTROLLERS:
+        cells = []
+        for p in peers:
+            shares = [float(r["share"]) for r in rows if r["controller"] == c and r["peer"] == p]
+            cells.append(f"{sum(shares) / len(shares):.2f}, {quantile(shares, 0.1):.2f} "
+                         f"(n {len(shares)})" if shares else "n/a")
+        lines.append(f"| `{c}` | " + " | ".join(cells) + " |")
+    return lines
+
+
 def random_paths(args):
     out = paths_run(args)
     board = json.load(open(out / "paths.json"))
@@ -497,8 +533,12 @@ def random_paths(args):
         if shortfall:
             shortfall = ["", f"`discern`'s {SHORTFALL_PATHS} lowest efficiencies alone, beside "
                          "`quinn-bbr`'s on the same paths:", ""] + shortfall
+        by_peer = share_by_peer(out)
+        if by_peer:
+            by_peer = ["", "Share beside a peer, by the peer's controller (the same paths' share "
+                       "column, split):", ""] + by_peer
         replace_between(ROOT / "docs" / "RESULTS.md", "random-paths",
-                        "\n".join(lines + paired + shortfall + [""] + cdfs))
+                        "\n".join(lines + paired + by_peer + shortfall + [""] + cdfs))
         wall_file = out / "wall.json"
         if wall_file.is_file():
             wall = json.load(open(wall_file))
