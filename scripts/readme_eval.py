@@ -17,7 +17,7 @@
                whose receiver closed the connection, from paths.json, with the seed and the
                command beside them, the summary page and the CDFs copied to docs/results/paths/
                (README shows the summary page, docs/RESULTS.md the CDFs, `discern`'s variants
-               and `quinn-bbr` against `discern` path by path, five controllers' shares split
+               and `quinn-bbr` against `discern` path by path, six controllers' shares split
                by the peer's controller, and `discern`'s lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
                summary.json says it called congestion), and the draw's wall time written into
                docs/evaluation.md (`paths-cost`)
@@ -466,8 +466,8 @@ def efficiency_shortfall(out):
 
 
 # The controllers whose share beside each kind of peer the random board breaks down.
-SHARE_BY_PEER_CONTROLLERS = ("discern", "discern:queue=full", "quinn-cubic", "noq-bbr3",
-                             "quinn-bbr")
+SHARE_BY_PEER_CONTROLLERS = ("discern", "discern:queue=full", "newreno", "quinn-cubic",
+                             "noq-bbr3", "quinn-bbr")
 
 
 def quantile(values, q):
