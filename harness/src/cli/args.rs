@@ -34,6 +34,10 @@ pub enum Command {
     /// Merge the --out folders of `sweep --shard` or `score --shard` runs into what one
     /// unsharded run writes.
     Merge(MergeArgs),
+    /// One controller on two random-path boards of the same draw (`discern score --paths N
+    /// --path-seed S` output folders, say from the builds before and after a change), path by
+    /// path: per metric each board's mean and tail, and the difference with its 95 % interval.
+    Compare(CompareArgs),
     /// Turn an application's JSON log of the controllers' events (tracing-subscriber's JSON
     /// formatter, target `discern::cwnd` at TRACE) into flows.csv and the cwnd and throughput
     /// plots a run writes.
@@ -120,6 +124,19 @@ pub struct MergeArgs {
     /// Where the merged outputs go (the runs are copied there).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The --out folder of the board to compare against (the build before a change).
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The --out folder of the board compared (the build after it), of the same draw.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// The controller whose runs are compared; both boards must have run it.
+    #[arg(long, value_name = "ID", default_value = "discern")]
+    pub controller: String,
 }
 
 #[derive(Debug, Args)]

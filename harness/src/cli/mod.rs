@@ -36,6 +36,7 @@ pub fn is_closed_pipe(error: &anyhow::Error) -> bool {
 }
 mod args;
 mod clean;
+mod compare;
 mod list;
 mod merge;
 mod plot;
@@ -106,6 +107,7 @@ fn dispatch(cli: Cli, runner: &QlogRunner<'_>) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Merge(args) => merge::merge_cmd(args),
+        Command::Compare(args) => compare::compare_cmd(&args),
         Command::Plot(args) => plot::plot_cmd(&args),
         Command::List => list::list(Path::new("scenarios")),
         Command::Keys => {

@@ -3,7 +3,8 @@
 //! controller can be tuned to the board, reported as distributions: per controller and metric
 //! the mean, the 10th, 50th and 90th percentiles and the worst path with the command that reruns
 //! it, and a CDF per metric; with a baseline, every other controller against it path by path
-//! ([`paired`]).
+//! ([`paired`]); and one controller on two boards of the same draw, a change's effect path by
+//! path ([`compare`]).
 //!
 //! Each path is rendered to a scenario the way the fixed classes are ([`render`]), its virtual
 //! duration scaled by its round-trip time and capped in packets. A path with a peer of another
@@ -12,6 +13,7 @@
 //! reference run: it is goodput over what the path's capacity carries after its random loss.
 
 pub mod board;
+pub mod compare;
 pub mod draw;
 pub mod metrics;
 pub mod paired;
