@@ -18,8 +18,9 @@
                command beside them, the summary page and the CDFs copied to docs/results/paths/
                (README shows the summary page, docs/RESULTS.md the CDFs, `discern`'s variants
                and `quinn-bbr` against `discern` path by path, six controllers' shares split
-               by the peer's controller, and `discern`'s lowest efficiencies alone beside `quinn-bbr`'s, with the random losses each run's
-               summary.json says it called congestion), and the draw's wall time written into
+               by the peer's controller, and `discern`'s lowest efficiencies alone beside
+               `quinn-bbr`'s, with the random losses each run's summary.json says it called
+               congestion), and the draw's wall time written into
                docs/evaluation.md (`paths-cost`)
 
 The scoreboard step also writes the tables of docs/RESULTS.md's section on the `discern`
@@ -51,15 +52,17 @@ BINARY = ROOT / "target" / "release" / "discern"
 POOLED = "random-loss (mean)"
 
 
-def _load_score_goals():
+def _load_script(name):
     spec = importlib.util.spec_from_file_location(
-        "score_goals", Path(__file__).resolve().parent / "score_goals.py")
+        name, Path(__file__).resolve().parent / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-score_goals = _load_score_goals()
+score_goals = _load_script("score_goals")
+# Its quantile is the board's (linear between order statistics).
+quantile = _load_script("peer_kept_noise").quantile
 
 
 def replace_between(path, marker, text):
@@ -470,23 +473,14 @@ SHARE_BY_PEER_CONTROLLERS = ("discern", "discern:queue=full", "newreno", "quinn-
                              "noq-bbr3", "quinn-bbr")
 
 
-def quantile(values, q):
-    """The `q` quantile of `values`, interpolated between order statistics as the board's are."""
-    ordered = sorted(values)
-    rank = q * (len(ordered) - 1)
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
-
-
 def share_by_peer(out):
     """Each controller's share beside a peer, split by the peer's controller (`copy`: a second
     flow of its own kind): mean and p10, so that the board's share tail reads by whom it is set."""
     rows = [r for r in csv.DictReader(open(out / "paths.csv"))
             if r["share"] and r["controller"] in SHARE_BY_PEER_CONTROLLERS]
-    peers = sorted({r["peer"] for r in rows}, key=lambda p: (p == "copy", p))
     if not rows:
         return []
+    peers = sorted({r["peer"] for r in rows}, key=lambda p: (p == "copy", p))
     lines = ["| controller | " + " | ".join(f"beside `{p}` (mean, p10)" if p != "copy"
                                            else "beside its own kind (mean, p10)"
                                            for p in peers) + " |",

@@ -97,6 +97,17 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo as f64)
 }
 
+impl Spread {
+    /// The distribution's tail ([`Metric::tail_percentile`]).
+    pub fn tail(&self) -> f64 {
+        if self.metric.tail_percentile() == 10 {
+            self.p10
+        } else {
+            self.p90
+        }
+    }
+}
+
 impl PathBoard {
     /// Scores `jobs` (from [`super::plan`] of `paths`) given their outcomes, in the same order.
     pub fn of(

@@ -15,6 +15,7 @@ use super::board::quantile;
 use super::metrics::Metric;
 use super::paired::{compare, Paired};
 use crate::output::table::TextTable;
+use crate::stats::mean;
 
 /// The columns of one `paths.csv` row that a comparison reads.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -60,15 +61,12 @@ pub struct Side {
 
 impl Side {
     fn of(values: &mut [f64], metric: Metric) -> Option<Side> {
-        if values.is_empty() {
-            return None;
-        }
+        let mean = mean(values)?;
         values.sort_by(f64::total_cmp);
-        let tail = if metric.higher_is_better() { 0.1 } else { 0.9 };
         Some(Side {
             n: values.len(),
-            mean: values.iter().sum::<f64>() / values.len() as f64,
-            tail: quantile(values, tail),
+            mean,
+            tail: quantile(values, f64::from(metric.tail_percentile()) / 100.0),
         })
     }
 }
@@ -239,12 +237,7 @@ impl Comparison {
             };
             t.push(vec![
                 m.metric.as_str().to_string(),
-                if m.metric.higher_is_better() {
-                    "p10"
-                } else {
-                    "p90"
-                }
-                .to_string(),
+                format!("p{}", m.metric.tail_percentile()),
                 side(&m.base),
                 side(&m.new),
                 format!("{:+.4}{interval} (n {})", d.mean, d.n),

@@ -90,6 +90,16 @@ impl Metric {
         matches!(self, Metric::Efficiency | Metric::Share | Metric::PeerKept)
     }
 
+    /// The percentile that is the metric's tail: the 10th where higher is better, the 90th
+    /// where lower is.
+    pub fn tail_percentile(self) -> u8 {
+        if self.higher_is_better() {
+            10
+        } else {
+            90
+        }
+    }
+
     /// A short axis label for the figures.
     pub fn label(self) -> &'static str {
         match self {

@@ -148,11 +148,7 @@ fn draw_table<DB: DrawingBackend>(
             let cell = [(x, y), (x + cell_w as i32 - 3, y + ROW_H as i32 - 3)];
             let (fill, text) = match board.get(controller, column.metric) {
                 Some(s) => {
-                    let tail = if column.metric.higher_is_better() {
-                        s.p10
-                    } else {
-                        s.p90
-                    };
+                    let tail = s.tail();
                     (
                         colour(tail, column.good, column.bad),
                         format!("{:.2} | {:.2}  (n {})", s.mean, tail, s.n),
