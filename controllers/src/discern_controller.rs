@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use crate::adapter::Algorithm;
 use crate::algorithm::{Reduction, WindowAlgorithm};
-use crate::classify::{NoiseRead, QueueFull, DEFAULT_GRANULARITY};
+use crate::classify::{LossRead, NoiseRead, QueueFull, DEFAULT_GRANULARITY};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision};
 use crate::factory::controller_factory;
 use crate::growth::Growth;
@@ -219,6 +219,11 @@ config! {
             "what reads as delay noise: spread (the default: the frames' delay spread beyond \
              the target) or clumps (that, or frames arriving clumped, as order-keeping jitter \
              clumps them at a high rate: more rate alone on such paths, less left to a peer)";
+        /// What a loss below the guard is read by (default [`LossRead::Guard`]).
+        loss: LossRead = LossRead::default(),
+            "what a loss below the guard is read by: guard (the default: the queue it met \
+             against the guard alone) or placement (that, and whether the recent losses met \
+             more queue than usual, as an AQM's do and a channel's do not)";
         /// Queueing-delay differences below this are noise (default 1 ms).
         granularity: Duration = DEFAULT_GRANULARITY, "RTT differences below this are noise";
     }
@@ -294,7 +299,8 @@ impl DiscernConfig {
             .with_noisy_start(self.start)
             .with_overshoot(self.overshoot)
             .with_contest_reach(self.reach)
-            .with_noise_read(self.noise)),
+            .with_noise_read(self.noise)
+            .with_loss_read(self.loss)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
     }
@@ -343,6 +349,10 @@ word_param!(Overshoot, "fast or drain", {
 word_param!(NoiseRead, "spread or clumps", {
     "spread" => NoiseRead::Spread,
     "clumps" => NoiseRead::Clumps,
+});
+word_param!(LossRead, "guard or placement", {
+    "guard" => LossRead::Guard,
+    "placement" => LossRead::Placement,
 });
 word_param!(QueueAim, "short or full", {
     "short" => QueueAim::Short,

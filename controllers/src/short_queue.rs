@@ -137,8 +137,8 @@ use std::time::{Duration, Instant};
 
 use crate::adapter::Algorithm;
 use crate::classify::{
-    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, NoiseRead,
-    PathModel, ShortQueue, RATE_BETA,
+    beyond_a_channel, half_window_lost, lost_share_of_window, Discriminator, LossCause, LossRead,
+    NoiseRead, PathModel, ShortQueue, RATE_BETA,
 };
 use crate::drain_probe::{AloneRate, DrainAction, DrainProbe, SETTLED_ROUNDS};
 use crate::event::{Ack, AckBatch, CongestionEvent, Decision, State, Verdict};
@@ -576,6 +576,12 @@ impl ShortQueueAlgorithm {
     /// its trend.
     pub fn with_noisy_start(mut self, noisy_start: NoisyStart) -> Self {
         self.noisy_start = noisy_start;
+        self
+    }
+
+    /// The algorithm reading losses below the guard by `loss_read`'s rule ([`LossRead`]).
+    pub fn with_loss_read(mut self, loss_read: LossRead) -> Self {
+        self.discriminator.classifier_mut().set_loss_read(loss_read);
         self
     }
 
@@ -1106,13 +1112,17 @@ impl ShortQueueAlgorithm {
     /// the floor overflows drops more than that within a window, and an AQM that holds the
     /// floor's queue drops more and more until it does (CoDel's drop rate grows with its count),
     /// which then caps the floor. A window under fifty packets loses more than 2 % with one loss,
-    /// so the guard decides there. The queue and cause read are those of this loss only where the
+    /// so the guard decides there. Where the classifier reads the losses' placement
+    /// ([`LossRead::Placement`]) and the recent losses followed the queue, it passes over none:
+    /// a channel's losses fall wherever the queue stands, and those did not. The queue and cause
+    /// read are those of this loss only where the
     /// classifier judged it: a persistent congestion or an ECN mark leaves them as the last loss
     /// left them.
     fn floor_passes_over(&self, event: &CongestionEvent, losses_in_window: u64) -> bool {
         if event.is_ecn()
             || event.persistent
             || self.classifier().last_cause() != Some(LossCause::Queue)
+            || self.classifier().losses_follow_queue()
             || beyond_floor_loss_share(event, losses_in_window)
             || beyond_a_channel(event, losses_in_window)
         {

@@ -11,6 +11,7 @@
 mod backlog;
 mod cen;
 mod loss_by_queue;
+mod loss_placement;
 mod owd_threshold;
 mod queue_full;
 mod rtt_tolerance;
@@ -24,6 +25,7 @@ use std::time::Duration;
 pub use backlog::Backlog;
 pub use cen::{Spike, Trend, ZigZag};
 pub use loss_by_queue::LossByQueue;
+pub use loss_placement::LossRead;
 pub use owd_threshold::OwdThreshold;
 pub use queue_full::QueueFull;
 pub use rtt_tolerance::RttTolerance;

@@ -1,6 +1,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use super::loss_placement::{LossPlacement, LossRead, QueueReadings};
 use super::{half_window_lost, Classification, Classifier};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
 use crate::growth::{reno_friendly_alpha, Cubic};
@@ -202,6 +203,12 @@ pub struct PathModel {
     last_frame_at: Option<Instant>,
     frame_rates: VecDeque<f64>,
     noise_read: NoiseRead,
+    /// The queue read before a frame's newest packet, sixteen times a minimum RTT, for
+    /// [`Self::above_usual_queue`]; kept only where the classifier reads the losses' placement
+    /// ([`LossRead::Placement`]).
+    queue_readings: Option<QueueReadings>,
+    /// Where the recent losses fell among those readings.
+    placement: LossPlacement,
 }
 
 impl Default for PathModel {
@@ -240,6 +247,8 @@ impl Default for PathModel {
             last_frame_at: None,
             frame_rates: VecDeque::with_capacity(RECENT_FRAMES),
             noise_read: NoiseRead::default(),
+            queue_readings: None,
+            placement: LossPlacement::default(),
         }
     }
 }
@@ -755,6 +764,7 @@ impl PathModel {
         self.note_frame_rate(batch);
         let sent = batch.now.checked_sub(batch.rtt.latest).unwrap_or(batch.now);
         self.frames.push_back((sent, batch.rtt.latest, queueing));
+        self.read_queue_before(batch.now, sent);
         self.update_recent();
         if self.rounds == 0 {
             self.update_slow_start_exit();
@@ -806,20 +816,75 @@ impl PathModel {
     /// packet by packet, where a queue that drops packets has stood for longer.
     pub fn queue_met_at(&self, sent: Instant) -> Option<Duration> {
         let split = self.frames.partition_point(|&(at, _, _)| at <= sent);
+        let after = self.frames.range(split..).take(self.neighbours());
+        self.frames_before(split, sent)
+            .chain(after)
+            .map(|&(_, _, q)| q)
+            .min()
+    }
+
+    /// The smallest queue met by the newest packets of the frames sent strictly before `sent`
+    /// ([`Self::queue_met_at`] without the frames after): what a loss's placement is read from
+    /// ([`Self::above_usual_queue`]). None until as many frames as it reads are known.
+    pub fn queue_before(&self, sent: Instant) -> Option<Duration> {
+        let split = self.frames.partition_point(|&(at, _, _)| at < sent);
+        if split < self.neighbours() {
+            return None;
+        }
+        self.frames_before(split, sent).map(|&(_, _, q)| q).min()
+    }
+
+    /// Files the queue met before the frame sent at `sent`, arriving at `now`, where a reading is
+    /// due.
+    fn read_queue_before(&mut self, now: Instant, sent: Instant) {
+        let min_rtt = self.min_rtt;
+        let due = self
+            .queue_readings
+            .as_mut()
+            .is_some_and(|readings| readings.due(now, min_rtt));
+        let Some(queue) = due.then(|| self.queue_before(sent)).flatten() else {
+            return;
+        };
+        if let Some(readings) = self.queue_readings.as_mut() {
+            readings.file(queue);
+        }
+    }
+
+    /// The frames up to `split` (those sent before `sent`) that [`Self::queue_met_at`] reads,
+    /// newest first.
+    fn frames_before(
+        &self,
+        split: usize,
+        sent: Instant,
+    ) -> impl Iterator<Item = &(Instant, Duration, Duration)> {
         let reach = if self.is_noisy() {
             self.min_rtt / 4
         } else {
             Duration::ZERO
         };
         let neighbours = self.neighbours();
-        let before = self.frames.range(..split).rev().enumerate();
-        let before = before
-            .take_while(|&(i, &(at, _, _))| {
+        self.frames
+            .range(..split)
+            .rev()
+            .enumerate()
+            .take_while(move |&(i, &(at, _, _))| {
                 i < neighbours || sent.saturating_duration_since(at) <= reach
             })
-            .map(|(_, frame)| frame);
-        let after = self.frames.range(split..).take(neighbours);
-        before.chain(after).map(|&(_, _, q)| q).min()
+            .map(|(_, frame)| frame)
+    }
+
+    /// Whether the recent losses followed the queue (see `loss_placement`); always false where
+    /// the placement is not read ([`LossRead::Guard`]).
+    pub fn losses_follow_queue(&self) -> bool {
+        self.queue_readings.is_some() && self.placement.follows_queue()
+    }
+
+    /// Whether the queue met before a packet sent at `sent` ([`Self::queue_before`]) was above
+    /// the median of the same reading over the recent frames (see `loss_placement`). None where
+    /// either is not known yet.
+    pub fn above_usual_queue(&self, sent: Instant) -> Option<bool> {
+        let readings = self.queue_readings.as_ref()?;
+        readings.above_median(self.queue_before(sent)?)
     }
 }
 
@@ -866,6 +931,22 @@ impl ShortQueue {
         self.last_queue_met
     }
 
+    /// Whether the recent losses followed the queue (see `loss_placement`): most of them met
+    /// more queue than the recent readings' median, as an AQM's or a full buffer's drops do
+    /// and a channel's do not. Always false unless the classifier reads the losses' placement
+    /// ([`LossRead::Placement`]).
+    pub fn losses_follow_queue(&self) -> bool {
+        self.path.losses_follow_queue()
+    }
+
+    /// Reads losses by `loss_read`'s rule from now on.
+    pub fn set_loss_read(&mut self, loss_read: LossRead) {
+        self.path.queue_readings = match loss_read {
+            LossRead::Guard => None,
+            LossRead::Placement => Some(QueueReadings::default()),
+        };
+    }
+
     /// Why the latest loss event was judged as it was.
     pub fn last_cause(&self) -> Option<LossCause> {
         self.last_cause
@@ -904,6 +985,7 @@ impl ShortQueue {
         losses_in_window: u64,
         queue: Duration,
         guard: Duration,
+        above_usual: bool,
     ) -> (LossCause, &'static str) {
         if half_window_lost(event, losses_in_window) {
             return (LossCause::Queue, "half the window lost");
@@ -913,6 +995,12 @@ impl ShortQueue {
         }
         if queue >= guard {
             return (LossCause::Queue, "queue above the guard");
+        }
+        if above_usual && self.losses_follow_queue() {
+            return (
+                LossCause::Queue,
+                "above the usual queue, where losses follow the queue",
+            );
         }
         if !self.loss_window.met_queue
             && shows_rate_limit(event, losses_in_window, self.one_run_is_a_fade())
@@ -962,7 +1050,23 @@ impl Classifier for ShortQueue {
             .unwrap_or_else(|| event.rtt.queueing());
         let guard = self.path.guard();
         self.loss_window.record(event, losses_in_window);
-        let (cause, reason) = self.judge(event, losses_in_window, queue, guard);
+        // A slow start's losses fall on a queue that rises from round to round, above the
+        // readings of the round before whatever dropped them.
+        let above_usual = if event.is_ecn() || event.sent_in_slow_start {
+            None
+        } else {
+            self.path.above_usual_queue(event.sent)
+        };
+        if let Some(above) = above_usual {
+            self.path.placement.record(above);
+        }
+        let (cause, reason) = self.judge(
+            event,
+            losses_in_window,
+            queue,
+            guard,
+            above_usual == Some(true),
+        );
         self.loss_window.met_queue |= cause == LossCause::Queue;
         // A loss called the limit's only because one is remembered renews it only if it came
         // with others: a policer that the window pokes above drops a few packets a window,
@@ -1179,6 +1283,50 @@ mod tests {
             path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, None));
         }
         path
+    }
+
+    /// A queue that climbs by 180 us a frame, from empty to 2.9 ms over a cycle of 17 frames a
+    /// millisecond apart, below the guard throughout; each cycle from the eighth on loses a
+    /// packet, sent just after the frame at `loss_phase(cycle)` of the cycle. The verdicts, in
+    /// order.
+    fn verdicts_on_a_sawtooth(loss_phase: impl Fn(u32) -> u32) -> Vec<Verdict> {
+        const CYCLE: u32 = 17;
+        let mut classifier = ShortQueue::default();
+        classifier.set_loss_read(LossRead::Placement);
+        let epoch = Instant::now();
+        let queue_at = |phase: u32| Duration::from_micros(180 * u64::from(phase));
+        let arrival = |i: u32| epoch + RTT * 2 + Duration::from_millis(u64::from(i));
+        let mut verdicts = Vec::new();
+        for i in 0..CYCLE * 60 {
+            let rtt = RttSample::flat(RTT).with_latest(RTT + queue_at(i % CYCLE));
+            classifier.on_ack_batch(&AckBatch::new(arrival(i), rtt, 2400, 2, 0, false, None));
+            let cycle = i / CYCLE;
+            if i % CYCLE == CYCLE - 1 && cycle >= 8 {
+                let phase = loss_phase(cycle);
+                let frame = cycle * CYCLE + phase;
+                let sent = arrival(frame) - RTT - queue_at(phase) + Duration::from_micros(50);
+                let loss = CongestionEvent::loss(arrival(i), sent, 1, 1200, rtt);
+                assert!(classifier.path().guard() > queue_at(CYCLE - 1));
+                verdicts.push(classifier.classify(&loss, 1).verdict);
+            }
+        }
+        verdicts
+    }
+
+    #[test]
+    fn losses_that_keep_meeting_more_queue_than_usual_are_congestion_below_the_guard() {
+        // Every loss at the top of the sawtooth, as an AQM drops: random by the guard until
+        // enough of them have shown that they follow the queue.
+        let at_the_top = verdicts_on_a_sawtooth(|_| 16);
+        assert_eq!(at_the_top.first(), Some(&Verdict::Random));
+        assert!(
+            at_the_top.ends_with(&[Verdict::Congestion; 20]),
+            "{at_the_top:?}"
+        );
+        // Losses spread over the cycle, as a channel's fall: every other one at the top, the
+        // rest at the bottom, and no more than half of them above the median.
+        let spread = verdicts_on_a_sawtooth(|cycle| if cycle % 2 == 0 { 16 } else { 3 });
+        assert!(spread.iter().all(|&v| v == Verdict::Random), "{spread:?}");
     }
 
     /// Frames in pairs that arrive together, 8 ms apart: clumped as order-keeping jitter clumps
