@@ -396,6 +396,14 @@ impl DiscernConfig {
                            noise",
             });
         }
+        if self.queue == QueueAim::Full && self.loss != LossRead::default() {
+            return Err(ParamError {
+                name: "loss",
+                value: String::new(),
+                expected: "to be given without queue=full: the earlier design reads a loss by \
+                           the full-queue level",
+            });
+        }
         if self.queue == QueueAim::Full && self.overshoot != Overshoot::default() {
             return Err(ParamError {
                 name: "overshoot",

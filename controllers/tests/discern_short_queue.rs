@@ -660,6 +660,7 @@ fn the_default_s_word_knobs_are_refused_with_queue_full_and_name_their_words() {
         ("start", "delay", "hystart", "delay or rate"),
         ("overshoot", "drain", "halve", "fast or drain"),
         ("noise", "clumps", "jitter", "spread or clumps"),
+        ("loss", "placement", "median", "guard or placement"),
     ] {
         let parse = |id: String| quinn_discern::registry::parse(&id);
         parse(format!("discern:{knob}={value}")).expect("a knob of the default");

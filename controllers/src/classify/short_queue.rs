@@ -725,7 +725,7 @@ impl PathModel {
         // A running mean over the first steps, an exponential one after: the average starts from
         // zero, and a sixteenth of each of the first few steps would read the jitter low through
         // most of the first round.
-        let gain = |steps: u32| (1.0 / f64::from(steps + 1)).max(ACKED_PER_FRAME_GAIN);
+        let gain = |steps: u32| (1.0 / (f64::from(steps) + 1.0)).max(ACKED_PER_FRAME_GAIN);
         let step_gain = gain(self.steps);
         let raw_gain = gain(self.raw_steps);
         let average = |mean: &mut f64, step: f64, gain: f64| {
