@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from readme_eval import BINARY, ROOT, replace_between, run  # noqa: E402
+from readme_eval import BINARY, ROOT, quantile, replace_between, run  # noqa: E402
 
 MARKER = "peer-kept-noise"
 # The board's least share of the reference run the peer must take (`MIN_REFERENCE_SHARE`).
@@ -48,14 +48,6 @@ CONTROLLER_SEEDS = 2
 # The goal the issue sets on the tail of what the peer keeps.
 GOAL_P10 = 0.75
 RUN_DIR = re.compile(r"^\d+-path-(\d+)-(.+)$")
-
-
-def quantile(values, q):
-    """The `q` quantile, linear between order statistics (as the board's)."""
-    v = sorted(values)
-    at = q * (len(v) - 1)
-    lo, hi = int(at), min(int(at) + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (at - lo)
 
 
 def flows(run_dir):

@@ -61,8 +61,14 @@ def _load_script(name):
 
 
 score_goals = _load_script("score_goals")
-# Its quantile is the board's (linear between order statistics).
-quantile = _load_script("peer_kept_noise").quantile
+
+
+def quantile(values, q):
+    """The `q` quantile, linear between order statistics (as the board's)."""
+    v = sorted(values)
+    at = q * (len(v) - 1)
+    lo, hi = int(at), min(int(at) + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (at - lo)
 
 
 def replace_between(path, marker, text):
@@ -160,10 +166,14 @@ def receiver_closed_runs(rows, controller, classes):
 # Both boards run the default controllers and BBRv3 from noq beside them: the strongest
 # loss-tolerant peer a user compares against (its runs are not reproducible, see README).
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
-# The random board also draws `discern` with `start=delay`, the other side of the frontier between
-# start-up through jitter and the queue that start-up builds.
+# The random board also draws `discern`'s measured variants, each the other side of a frontier:
+# `start=delay` (start-up through jitter against the queue start-up builds), `overshoot=drain`,
+# `noise=clumps` (rate on fast jittered paths against what a peer keeps) and `loss=placement`
+# (an AQM's drops behind delay noise against a channel's losses where the flow's own floor
+# overflows a buffer).
 PATHS_CONTROLLERS = (BOARD_CONTROLLERS
-                     + ",discern:start=delay,discern:overshoot=drain,discern:noise=clumps")
+                     + ",discern:start=delay,discern:overshoot=drain,discern:noise=clumps"
+                     + ",discern:loss=placement")
 # The random board compares every controller with this one path by path (`--baseline`).
 PATHS_BASELINE = "discern"
 

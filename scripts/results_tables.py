@@ -891,9 +891,16 @@ def check(doc):
 
 
 def main():
-    if sys.argv[1:2] == ["--check"]:
+    usage = __doc__.split("\n\n")[1]
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(usage)
+        return
+    if sys.argv[1:2] == ["--check"] and len(sys.argv) == 3:
         check(sys.argv[2])
         return
+    if len(sys.argv) < 3 or sys.argv[1].startswith("-"):
+        raise SystemExit(f"{usage}\n\nerror: give the sweeps' folder and the RESULTS file, "
+                         "or --check and the RESULTS file")
     out, doc, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     makers = tables(out)
     with open(doc) as f:
