@@ -27,10 +27,11 @@ ALONE_RANDOM = RANDOM_LOSS + ["ecn-20M-60ms-0.5%", "codel-20M-40ms-0.5%",
 SHARING = ["congestion-vs-newreno", "congestion-vs-cubic", "codel-vs-newreno", "codel-vs-cubic",
            "pie-vs-newreno", "pie-vs-cubic", "lte-tmobile-vs-cubic", "lte-att-vs-cubic",
            "deep-5bdp-vs-cubic", "decimated-vs-newreno", "fq-codel-vs-newreno",
-           "fq-codel-vs-cubic"]
+           "fq-codel-vs-cubic", "codel-jitter-vs-newreno"]
 CODEL = ["codel-vs-newreno", "codel-vs-cubic", "codel-20M-40ms-0.5%", "pie-vs-newreno",
-         "pie-vs-cubic"]
-CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic", "pie-vs-newreno", "pie-vs-cubic"]
+         "pie-vs-cubic", "codel-jitter-vs-newreno"]
+CODEL_PEER = ["codel-vs-newreno", "codel-vs-cubic", "pie-vs-newreno", "pie-vs-cubic",
+              "codel-jitter-vs-newreno"]
 # Delay noise and bursts alone (issue "`discern` holds its own"): a queue is not judged where the
 # path's own jitter stands in it, since no flow can tell that delay from a queue of its own.
 NOISY_ALONE = ["jitter-30M-30ms-1%", "jitter-80M-50ms-0.5%", "random-ge-20M-60ms-1%"]

@@ -903,6 +903,16 @@ pub const CLASSES: &[PathClass] = &[
         lie: None,
     },
     PathClass {
+        id: "codel-jitter-vs-newreno",
+        label: "CoDel + jitter vs newreno",
+        description: "against one newreno flow, 20 Mbit/s, 40 ms RTT, CoDel (RFC 8289 \
+                      defaults) on a 1000-packet queue, exponential per-packet jitter of 2 ms \
+                      mean, no random loss: an AQM's drops behind delay noise, every one of them \
+                      congestion",
+        link_extra: "jitter = { model = \"exponential\", mean = \"2ms\" }",
+        ..CODEL_VS_NEWRENO
+    },
+    PathClass {
         id: "codel-start-vs-newreno",
         label: "CoDel 8 s vs newreno",
         description: "an 8 s run against one newreno flow, 10 Mbit/s, 40 ms RTT, CoDel (RFC \
