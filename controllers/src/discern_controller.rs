@@ -287,6 +287,50 @@ impl DiscernConfig {
         .find_map(|(name, changed)| changed.then_some(name))
     }
 
+    /// The first of the default's knobs (`competing`, `reach`, `start`, `noise`, `loss`,
+    /// `overshoot`) set away from its default, with why [`QueueAim::Full`] refuses it: the earlier
+    /// design would ignore it.
+    fn short_queue_knob_changed(&self) -> Option<(&'static str, &'static str)> {
+        let default = Self::default();
+        [
+            (
+                "competing",
+                self.competing != default.competing,
+                "to be given without queue=full: the earlier design competes by its growth rule",
+            ),
+            (
+                "reach",
+                self.reach != default.reach,
+                "to be given without queue=full: the earlier design does not reopen slow start \
+                 against a buffer-filler",
+            ),
+            (
+                "start",
+                self.start != default.start,
+                "to be given without queue=full: the earlier design ends slow start by its \
+                 slow_start knob",
+            ),
+            (
+                "noise",
+                self.noise != default.noise,
+                "to be given without queue=full: the earlier design reads no delay noise",
+            ),
+            (
+                "loss",
+                self.loss != default.loss,
+                "to be given without queue=full: the earlier design reads a loss by the \
+                 full-queue level",
+            ),
+            (
+                "overshoot",
+                self.overshoot != default.overshoot,
+                "to be given without queue=full: the earlier design ends slow start by a loss",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(name, changed, why)| changed.then_some((name, why)))
+    }
+
     /// The pure state machine, for a path whose MSS is `mss` bytes.
     pub fn algorithm(&self, mss: u64) -> DiscernAlgorithm {
         match self.queue {
@@ -363,54 +407,14 @@ impl DiscernConfig {
     /// The earlier design's knobs would do nothing to the default: say so rather than ignore
     /// them.
     fn knobs_need_full_queue(&mut self) -> Result<(), ParamError> {
-        if self.queue == QueueAim::Full && self.competing != Competing::Cubic {
-            return Err(ParamError {
-                name: "competing",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design competes by its \
-                           growth rule",
-            });
-        }
-        if self.queue == QueueAim::Full && self.reach != ShortQueueAlgorithm::DEFAULT_CONTEST_REACH
-        {
-            return Err(ParamError {
-                name: "reach",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design does not reopen \
-                           slow start against a buffer-filler",
-            });
-        }
-        if self.queue == QueueAim::Full && self.start != NoisyStart::default() {
-            return Err(ParamError {
-                name: "start",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design ends slow start \
-                           by its slow_start knob",
-            });
-        }
-        if self.queue == QueueAim::Full && self.noise != NoiseRead::default() {
-            return Err(ParamError {
-                name: "noise",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design reads no delay \
-                           noise",
-            });
-        }
-        if self.queue == QueueAim::Full && self.loss != LossRead::default() {
-            return Err(ParamError {
-                name: "loss",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design reads a loss by \
-                           the full-queue level",
-            });
-        }
-        if self.queue == QueueAim::Full && self.overshoot != Overshoot::default() {
-            return Err(ParamError {
-                name: "overshoot",
-                value: String::new(),
-                expected: "to be given without queue=full: the earlier design ends slow start \
-                           by a loss",
-            });
+        if let Some((name, why)) = self.short_queue_knob_changed() {
+            if self.queue == QueueAim::Full {
+                return Err(ParamError {
+                    name,
+                    value: String::new(),
+                    expected: why,
+                });
+            }
         }
         match self.full_queue_knob_changed() {
             Some(name) if self.queue == QueueAim::Short => Err(ParamError {

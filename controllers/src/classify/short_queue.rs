@@ -876,7 +876,8 @@ impl PathModel {
     /// Whether the recent losses followed the queue (see `loss_placement`); always false where
     /// the placement is not read ([`LossRead::Guard`]).
     pub fn losses_follow_queue(&self) -> bool {
-        self.queue_readings.is_some() && self.placement.follows_queue()
+        // No loss is placed without readings, so an empty placement never follows.
+        self.placement.follows_queue()
     }
 
     /// Whether the queue met before a packet sent at `sent` ([`Self::queue_before`]) was above
