@@ -1565,66 +1565,6 @@ fn a_shared_queue_an_aqm_drops_from_keeps_newreno_s_growth() {
     assert!(matches!(path.algorithm.owner(), QueueOwner::Shared { .. }));
 }
 
-/// The `discern::round` events of `f`, as `(round, owner, queue_us)`.
-fn round_events(f: impl FnOnce()) -> Vec<(u64, String, u64)> {
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing_subscriber::layer::{Context, SubscriberExt};
-    use tracing_subscriber::Layer;
-
-    #[derive(Default)]
-    struct Fields(u64, String, u64);
-    impl Visit for Fields {
-        fn record_u64(&mut self, field: &Field, value: u64) {
-            match field.name() {
-                "round" => self.0 = value,
-                "queue_us" => self.2 = value,
-                _ => {}
-            }
-        }
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "owner" {
-                self.1 = format!("{value:?}");
-            }
-        }
-    }
-    #[derive(Clone, Default)]
-    struct Rounds(Arc<Mutex<Vec<(u64, String, u64)>>>);
-    impl<S: tracing::Subscriber> Layer<S> for Rounds {
-        fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
-            if event.metadata().target() == quinn_discern::trace::ROUND_TARGET {
-                let mut fields = Fields::default();
-                event.record(&mut fields);
-                self.0.lock().unwrap().push((fields.0, fields.1, fields.2));
-            }
-        }
-    }
-    let rounds = Rounds::default();
-    let subscriber = tracing_subscriber::registry().with(rounds.clone());
-    tracing::subscriber::with_default(subscriber, f);
-    let events = rounds.0.lock().unwrap().clone();
-    events
-}
-
-#[test]
-fn each_round_s_end_reports_the_queue_read_and_whose_it_is() {
-    let events = round_events(|| {
-        let mut path = settled();
-        queue_for(&mut path, 20 * MS, 2);
-    });
-    assert!(events.len() >= 4, "{events:?}");
-    assert!(
-        events.windows(2).all(|w| w[1].0 > w[0].0),
-        "one event a round: {events:?}"
-    );
-    let (_, owner, queue_us) = events.last().unwrap();
-    assert!(owner.starts_with("Own"), "{owner}");
-    // No queue while the path settled; then part of the 20 ms it queues, as the round's mean
-    // (the synthetic path's rounds straddle the algorithm's) of a queue of the flow's own.
-    assert_eq!(events[0].2, 0, "{events:?}");
-    assert!((1..=20_000).contains(queue_us), "{queue_us} {events:?}");
-}
-
 /// A round of a quiet link whose pipe holds `pipe` packets: the window sent at the round's start
 /// comes back in frames of two packets, and each packet beyond the pipe reads the queue of the
 /// packets ahead of it (one packet time each), as a slow start's second half does when it sends

@@ -1,12 +1,22 @@
 //! The `tracing` contract: every window change and loss decision is an event a program can
 //! decode ([`Record::decode`]), dated by the callback's own time.
+//!
+//! Every test in this file captures under a subscriber of its own, and tests that capture live
+//! only here. `tracing` caches whether a call site is wanted once for the whole process: while a
+//! single dispatcher exists, a thread without one that reaches a call site first caches "never"
+//! for it, and the capturing thread then misses that site's events (tokio-rs/tracing#3611). A
+//! test binary whose other tests drive controllers with no subscriber would fail at random.
+
+mod common;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{Path, MSS, RTT};
 use quinn_discern::event::{State, Verdict};
 use quinn_discern::registry;
 use quinn_discern::trace::{LossRecord, Record, WindowRecord, TARGET};
+use quinn_discern::{DiscernAlgorithm, DiscernConfig};
 use tracing::Level;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::Layer;
@@ -151,4 +161,73 @@ fn events_of_other_targets_decode_to_nothing() {
         tracing::debug!(target: TARGET, event = "window", cwnd = 1u64);
     });
     assert_eq!(*count.0.lock().unwrap(), (2, 0));
+}
+
+/// The `discern::round` events of `f`, as `(round, owner, queue_us)`.
+fn round_events(f: impl FnOnce()) -> Vec<(u64, String, u64)> {
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+    use tracing_subscriber::Layer;
+
+    #[derive(Default)]
+    struct Fields(u64, String, u64);
+    impl Visit for Fields {
+        fn record_u64(&mut self, field: &Field, value: u64) {
+            match field.name() {
+                "round" => self.0 = value,
+                "queue_us" => self.2 = value,
+                _ => {}
+            }
+        }
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "owner" {
+                self.1 = format!("{value:?}");
+            }
+        }
+    }
+    #[derive(Clone, Default)]
+    struct Rounds(Arc<Mutex<Vec<(u64, String, u64)>>>);
+    impl<S: tracing::Subscriber> Layer<S> for Rounds {
+        fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+            if event.metadata().target() == quinn_discern::trace::ROUND_TARGET {
+                let mut fields = Fields::default();
+                event.record(&mut fields);
+                self.0.lock().unwrap().push((fields.0, fields.1, fields.2));
+            }
+        }
+    }
+    let rounds = Rounds::default();
+    let subscriber = tracing_subscriber::registry().with(rounds.clone());
+    tracing::subscriber::with_default(subscriber, f);
+    let events = rounds.0.lock().unwrap().clone();
+    events
+}
+
+#[test]
+fn each_round_s_end_reports_the_queue_read_and_whose_it_is() {
+    let events = round_events(|| {
+        let DiscernAlgorithm::ShortQueue(algorithm) = DiscernConfig::default().algorithm(MSS)
+        else {
+            panic!("the default is the short-queue design")
+        };
+        let mut path = Path::new(algorithm);
+        // A slow start that a 10 ms queue ends, four rounds without a queue, then two of 20 ms.
+        path.rounds(4);
+        for (queue_ms, rounds) in [(10, 1), (0, 4), (20, 2)] {
+            path.rtt.latest = RTT + Duration::from_millis(queue_ms);
+            path.rounds(rounds);
+        }
+    });
+    assert!(events.len() >= 4, "{events:?}");
+    assert!(
+        events.windows(2).all(|w| w[1].0 > w[0].0),
+        "one event a round: {events:?}"
+    );
+    let (_, owner, queue_us) = events.last().unwrap();
+    assert!(owner.starts_with("Own"), "{owner}");
+    // No queue while the path settled; then part of the 20 ms it queues, as the round's mean
+    // (the synthetic path's rounds straddle the algorithm's) of a queue of the flow's own.
+    assert_eq!(events[0].2, 0, "{events:?}");
+    assert!((1..=20_000).contains(queue_us), "{queue_us} {events:?}");
 }
