@@ -1028,7 +1028,11 @@ impl ShortQueueAlgorithm {
     /// (PIE's probability climbs while the delay stands), so a probe there adds a quarter to a
     /// window whose packets are dropped by the hundred, and every one of them is a gap the
     /// receiver holds until its retransmission arrives (a quinn receiver closes the connection
-    /// past 1024). True while the update is to wait.
+    /// past 1024). Nor above the cap a window that lost more than a channel left on the floor
+    /// ([`Self::cap_floor`], BBRv3's `inflight_hi`): that cap grows back by an eighth a round,
+    /// and a probe of a quarter past it would refill the queue whose drops set it, a round after
+    /// the recovery ends, while an AQM's drop probability still stands high. True while the
+    /// update is to wait.
     fn rate_probe(&mut self, queue: Duration, target: Duration) -> bool {
         if self.probe_hold > 0 {
             self.probe_hold -= 1;
@@ -1043,10 +1047,16 @@ impl ShortQueueAlgorithm {
         if self.since_probe < PROBE_INTERVAL {
             return false;
         }
+        let cwnd = self.window.cwnd() as f64;
+        let probed = self
+            .floor_cap
+            .map_or(cwnd * PROBE_GAIN, |cap| (cwnd * PROBE_GAIN).min(cap));
+        if probed <= cwnd {
+            return false;
+        }
         self.since_probe = 0;
         self.probe_hold = PROBE_HOLD - 1;
-        let cwnd = self.window.cwnd() as f64;
-        self.window.resize((cwnd * PROBE_GAIN) as u64);
+        self.window.resize(probed as u64);
         true
     }
 

@@ -864,6 +864,42 @@ fn on_a_noisy_path_no_rate_probe_raises_a_window_in_a_loss_episode_s_recovery() 
 }
 
 #[test]
+fn on_a_noisy_path_no_rate_probe_lifts_the_window_past_the_cap_a_lost_half_left() {
+    // A path that has shown noise, on a link as fast as its window's rate. Half the window lost
+    // caps the floor at the half left, and the cap grows back by an eighth a round (BBRv3's
+    // inflight_hi). FAST's update holds the window over the jitter's queue, so a rate probe
+    // comes due while the window climbs back: it may raise the window to the cap, not a quarter
+    // past it (an AQM whose drops set the cap would drop the probe's quarter too).
+    let mut path = noisy();
+    let capacity = path.cwnd() as f64 / RTT.as_secs_f64();
+    for _ in 0..16 {
+        jittered_round(&mut path, Some(capacity));
+    }
+    let before = path.cwnd();
+    let decision = path.lose(before / MSS / 2 + 1);
+    expect_verdict(&decision, Verdict::Congestion);
+    assert!(path.cwnd() <= before / 2 + MSS, "cut to {}", path.cwnd());
+    let mut highest = 0;
+    for round in 0..24 {
+        let last = path.cwnd();
+        jittered_round(&mut path, Some(capacity));
+        if last < before {
+            assert!(
+                path.cwnd() as f64 <= 1.13 * last as f64,
+                "round {round}: from {last} to {} below the {before} before the loss",
+                path.cwnd()
+            );
+        }
+        highest = highest.max(path.cwnd());
+    }
+    // The cap holds the climb back, not the window down.
+    assert!(
+        highest >= before,
+        "{before}: the window came back to {highest}"
+    );
+}
+
+#[test]
 fn on_a_path_that_has_shown_noise_a_loss_beyond_a_channel_s_caps_the_floor() {
     let mut path = noisy();
     let before = path.cwnd();
