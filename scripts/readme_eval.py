@@ -168,12 +168,12 @@ def receiver_closed_runs(rows, controller, classes):
 BOARD_CONTROLLERS = "defaults,noq-bbr3"
 # The random board also draws `discern`'s measured variants, each the other side of a frontier:
 # `start=delay` (start-up through jitter against the queue start-up builds), `overshoot=drain`,
-# `noise=clumps` (rate on fast jittered paths against what a peer keeps) and `loss=placement`
+# `noise=clumps` (rate on fast jittered paths against what a peer keeps), `loss=placement`
 # (an AQM's drops behind delay noise against a channel's losses where the flow's own floor
-# overflows a buffer).
+# overflows a buffer) and `floor=read` (what a peer keeps against rate alone on jittered paths).
 PATHS_CONTROLLERS = (BOARD_CONTROLLERS
                      + ",discern:start=delay,discern:overshoot=drain,discern:noise=clumps"
-                     + ",discern:loss=placement")
+                     + ",discern:loss=placement,discern:floor=read")
 # The random board compares every controller with this one path by path (`--baseline`).
 PATHS_BASELINE = "discern"
 

@@ -10,7 +10,7 @@ use crate::param::{
     config, fraction, gain, open_fraction, positive_duration, word_param, ParamError,
 };
 use crate::registry::ClassifierRow;
-use crate::short_queue::{Competing, NoisyStart, Overshoot, ShortQueueAlgorithm};
+use crate::short_queue::{Competing, NoisyFloor, NoisyStart, Overshoot, ShortQueueAlgorithm};
 use crate::window::Window;
 use crate::Adapter;
 
@@ -219,6 +219,12 @@ config! {
             "what reads as delay noise: spread (the default: the frames' delay spread beyond \
              the target) or clumps (that, or frames arriving clumped, as order-keeping jitter \
              clumps them at a high rate: more rate alone on such paths, less left to a peer)";
+        /// How high the noisy path's window floor stands (default [`NoisyFloor::Twice`]).
+        floor: NoisyFloor = NoisyFloor::default(),
+            "the noisy path's window floor: twice (the default: twice the pipe the delivery \
+             rate shows) or read (the pipe alone once a rise of the window reads the pipe full, \
+             twice again once one reads it not full: more left to a peer behind a jittered \
+             AQM, less rate alone on jittered paths)";
         /// What a loss below the guard is read by (default [`LossRead::Guard`]).
         loss: LossRead = LossRead::default(),
             "what a loss below the guard is read by: guard (the default: the queue it met \
@@ -322,6 +328,11 @@ impl DiscernConfig {
                  full-queue level",
             ),
             (
+                "floor",
+                self.floor != default.floor,
+                "to be given without queue=full: the earlier design keeps no window floor",
+            ),
+            (
                 "overshoot",
                 self.overshoot != default.overshoot,
                 "to be given without queue=full: the earlier design ends slow start by a loss",
@@ -344,7 +355,8 @@ impl DiscernConfig {
             .with_overshoot(self.overshoot)
             .with_contest_reach(self.reach)
             .with_noise_read(self.noise)
-            .with_loss_read(self.loss)),
+            .with_loss_read(self.loss)
+            .with_noisy_floor(self.floor)),
             QueueAim::Full => DiscernAlgorithm::FullQueue(self.full_queue_algorithm(mss)),
         }
     }
@@ -393,6 +405,10 @@ word_param!(Overshoot, "fast or drain", {
 word_param!(NoiseRead, "spread or clumps", {
     "spread" => NoiseRead::Spread,
     "clumps" => NoiseRead::Clumps,
+});
+word_param!(NoisyFloor, "twice or read", {
+    "twice" => NoisyFloor::Twice,
+    "read" => NoisyFloor::Read,
 });
 word_param!(LossRead, "guard or placement", {
     "guard" => LossRead::Guard,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use common::{Path, MSS, RTT};
 use quinn_discern::event::{Ack, AckBatch, CongestionEvent, Decision, RttSample, State, Verdict};
 use quinn_discern::{
-    Algorithm, DiscernAlgorithm, DiscernConfig, NoisyStart, Overshoot, QueueOwner,
+    Algorithm, DiscernAlgorithm, DiscernConfig, NoisyFloor, NoisyStart, Overshoot, QueueOwner,
     ShortQueueAlgorithm, START_MAX_SSTHRESH_PACKETS,
 };
 
@@ -830,6 +830,54 @@ fn noisy() -> Path<ShortQueueAlgorithm> {
     }
     assert!(path.algorithm.classifier().path().shows_noise());
     path
+}
+
+/// As [`noisy`], the window floor kept by `floor`'s rule.
+fn noisy_with(floor: NoisyFloor) -> Path<ShortQueueAlgorithm> {
+    let mut path =
+        Path::new(short_queue(DiscernConfig::default().algorithm(MSS)).with_noisy_floor(floor));
+    path.rounds(4);
+    queue_for(&mut path, 10 * MS, 1);
+    queue_for(&mut path, Duration::ZERO, 4);
+    for _ in 0..40 {
+        jittered_round(&mut path, None);
+    }
+    assert!(path.algorithm.classifier().path().shows_noise());
+    path
+}
+
+#[test]
+fn once_a_rise_reads_the_pipe_full_the_read_floor_is_one_pipe_where_the_default_keeps_two() {
+    // A path that has shown noise, then a link whose pipe is the window of the moment: the floor
+    // lifts the window to twice the pipe, a round trip's queue stands, and a rise of the data in
+    // flight that the rate does not follow reads the pipe full. The default's floor stays twice
+    // the pipe; `floor = read`'s falls to one, and FAST's update takes out the queue above it.
+    let after_full = |floor| {
+        let mut path = noisy_with(floor);
+        let pipe = path.cwnd() as f64;
+        let capacity = pipe / RTT.as_secs_f64();
+        let mut windows = Vec::new();
+        for _ in 0..30 {
+            jittered_round(&mut path, Some(capacity));
+            if path.algorithm.classifier().path().last_pipe_read_full() {
+                windows.push(path.cwnd() as f64 / pipe);
+            }
+        }
+        assert!(
+            windows.len() >= 8,
+            "{floor:?}: read full in {} rounds",
+            windows.len()
+        );
+        windows
+    };
+    let twice = after_full(NoisyFloor::Twice);
+    assert!(twice.iter().all(|&w| w >= 1.9), "{twice:?}");
+    let read = after_full(NoisyFloor::Read);
+    assert!(read.iter().any(|&w| w < 1.3), "{read:?}");
+    assert!(
+        read.iter().all(|&w| w >= 0.95),
+        "the pipe still a floor: {read:?}"
+    );
 }
 
 #[test]

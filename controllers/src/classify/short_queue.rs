@@ -194,6 +194,8 @@ pub struct PathModel {
     /// delivered in the next.
     history: VecDeque<(f64, f64, Duration, Duration)>,
     noise: Duration,
+    /// Whether the last reading of the pipe (`learn_noise`) found it full.
+    pipe_read_full: bool,
     /// Whether the flow has met another flow's standing queue lately, as its algorithm tells
     /// ([`Self::set_other_flow_near`]).
     other_flow_near: bool,
@@ -243,6 +245,7 @@ impl Default for PathModel {
             last_in_flight: 0.0,
             history: VecDeque::with_capacity(2 * NOISE_ROUNDS),
             noise: Duration::ZERO,
+            pipe_read_full: false,
             other_flow_near: false,
             last_frame_at: None,
             frame_rates: VecDeque::with_capacity(RECENT_FRAMES),
@@ -574,6 +577,13 @@ impl PathModel {
         self.noise_floor() > Duration::ZERO && self.raw_is_noisy()
     }
 
+    /// Whether the last reading of the pipe ([`Self::noise_floor`]'s) found it full: the data in
+    /// flight moved and the delivery rate did not follow, or the queue moved with it. False
+    /// before the first reading.
+    pub fn last_pipe_read_full(&self) -> bool {
+        self.pipe_read_full
+    }
+
     /// The standing queue that is delay noise rather than a queue: the standing queue of rounds
     /// after which the data in flight rose and the delivery rate rose with it, so the pipe was
     /// not full (`learn_noise`). Zero unless the path [`Self::is_noisy`].
@@ -618,6 +628,7 @@ impl PathModel {
             PipeReading::Full => self.noise = self.noise.mul_f64(NOISE_KEPT),
             PipeReading::Unclear => return,
         }
+        self.pipe_read_full = reading == PipeReading::Full;
         self.history.clear();
     }
 
