@@ -1092,7 +1092,9 @@ impl ShortQueueAlgorithm {
     /// cannot tell the flow's queue from noise, and a controller that converges to a delay
     /// range narrower than the noise can starve (Arun, Alizadeh and Balakrishnan, "Starvation
     /// in end-to-end congestion control", SIGCOMM 2022). The rate can: while the pipe is not
-    /// full, a larger window delivers more, and the floor rises with it.
+    /// full, a larger window delivers more, and the floor rises with it. With
+    /// [`NoisyFloor::Read`], the floor is one pipe once a rise of the window has read the pipe
+    /// full.
     fn hold_rate_floor(&mut self, queue: Duration) {
         if !self.floor_in_force(queue) {
             return;
