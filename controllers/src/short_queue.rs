@@ -211,6 +211,9 @@ const SENT_WINDOWS_KEPT: usize = 32;
 /// BBR's `cwnd_gain` and `BtlBw` filter length in rounds, for the window floor of a noisy path.
 const NOISY_CWND_GAIN: f64 = 2.0;
 const NOISY_BW_ROUNDS: usize = 10;
+/// The floor's gain once a rise has read the pipe full ([`NoisyFloor::Read`]): the pipe alone,
+/// no queue.
+const FULL_PIPE_CWND_GAIN: f64 = 1.0;
 /// BBRv3's loss bound (`BBRLossThresh`, 2 %), as one over the share of a window, and how fast the
 /// cap it sets on the window floor grows back a round.
 const FLOOR_LOSS_SHARE: u64 = 50;
@@ -1074,9 +1077,7 @@ impl ShortQueueAlgorithm {
             return false;
         }
         let cwnd = self.window.cwnd() as f64;
-        let probed = self
-            .floor_cap
-            .map_or(cwnd * PROBE_GAIN, |cap| (cwnd * PROBE_GAIN).min(cap));
+        let probed = (cwnd * PROBE_GAIN).min(self.floor_cap.unwrap_or(f64::INFINITY));
         if probed <= cwnd {
             return false;
         }
@@ -1101,7 +1102,7 @@ impl ShortQueueAlgorithm {
         }
         let path = self.path();
         let gain = match self.noisy_floor {
-            NoisyFloor::Read if path.last_pipe_read_full() => 1.0,
+            NoisyFloor::Read if path.last_pipe_read_full() => FULL_PIPE_CWND_GAIN,
             _ => NOISY_CWND_GAIN,
         };
         let mut floor =

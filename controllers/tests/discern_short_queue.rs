@@ -824,21 +824,14 @@ fn rounds_around_a_buffer_s_overflow_teach_no_noise_floor() {
 
 /// A path that has shown noise: 40 jittered rounds of a pipe never full.
 fn noisy() -> Path<ShortQueueAlgorithm> {
-    let mut path = settled();
-    for _ in 0..40 {
-        jittered_round(&mut path, None);
-    }
-    assert!(path.algorithm.classifier().path().shows_noise());
-    path
+    noisy_with(NoisyFloor::default())
 }
 
 /// As [`noisy`], the window floor kept by `floor`'s rule.
 fn noisy_with(floor: NoisyFloor) -> Path<ShortQueueAlgorithm> {
-    let mut path =
-        Path::new(short_queue(DiscernConfig::default().algorithm(MSS)).with_noisy_floor(floor));
-    path.rounds(4);
-    queue_for(&mut path, 10 * MS, 1);
-    queue_for(&mut path, Duration::ZERO, 4);
+    let algorithm = short_queue(DiscernConfig::default().algorithm(MSS)).with_noisy_floor(floor);
+    let mut path = settled_from(algorithm, 4);
+    assert!(path.window().ssthresh() < u64::MAX, "slow start is over");
     for _ in 0..40 {
         jittered_round(&mut path, None);
     }
@@ -1335,7 +1328,12 @@ fn behind_a_decimating_receiver_the_guard_counts_its_bursts_once() {
 /// Past a slow start of `rounds` rounds that a 10 ms queue ended, with no queue now: the fewer
 /// the rounds, the smaller the window and the longer a packet time.
 fn settled_after(rounds: usize) -> Path<ShortQueueAlgorithm> {
-    let mut path = Path::new(short_queue(DiscernConfig::default().algorithm(MSS)));
+    settled_from(short_queue(DiscernConfig::default().algorithm(MSS)), rounds)
+}
+
+/// As [`settled_after`], for `algorithm`.
+fn settled_from(algorithm: ShortQueueAlgorithm, rounds: usize) -> Path<ShortQueueAlgorithm> {
+    let mut path = Path::new(algorithm);
     path.rounds(rounds);
     queue_for(&mut path, 10 * MS, 1);
     queue_for(&mut path, Duration::ZERO, 4);
