@@ -205,6 +205,14 @@ const DEEP_QUEUE: Duration = Duration::from_millis(30);
 /// round's average moves by about a quarter from round to round as the flows' bursts come and
 /// go (the ownership test allows a quarter too, [`SHRINK_EFFECT`]).
 const FULL_BUFFER_SHARE: f64 = 0.75;
+/// How much deeper than the deepest so far a contest's standing queue must stand to count as
+/// still deepening, and for how many rounds it must then not deepen before its losses count as
+/// the full buffer's ([`ShortQueueAlgorithm::met_full_buffer`]). A full drop-tail buffer is a
+/// ceiling the queue cannot pass; a queue that stands a tenth deeper than ever within two rounds
+/// has met no ceiling yet (a round's reading moves by about a quarter, but its running maximum
+/// settles within a round or two once the buffer is full).
+const DEEPENING: f64 = 1.1;
+const DEEPEST_SETTLED_ROUNDS: u64 = 2;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
 const SENT_WINDOWS_KEPT: usize = 32;
@@ -475,6 +483,10 @@ pub struct ShortQueueAlgorithm {
     /// The deepest standing queue (beyond the noise floor) since the contest began: the
     /// buffer-filler's full buffer.
     deepest_queue: Duration,
+    /// The round in which the contest's standing queue last stood deeper than its deepest by
+    /// [`DEEPENING`] (none yet: the queue the contest began at had stood through the rounds that
+    /// read it as shared).
+    deepened_at: Option<u64>,
     /// Whether the slow start a contest reopened is still the one under way: no loss response
     /// (nor a collapse after persistent congestion) has come since.
     contest_start: bool,
@@ -554,6 +566,7 @@ impl ShortQueueAlgorithm {
             contested_at: None,
             regaining: false,
             deepest_queue: Duration::ZERO,
+            deepened_at: None,
             contest_start: false,
             floor_cap: None,
             shared_growth: match competing {
@@ -682,6 +695,9 @@ impl ShortQueueAlgorithm {
                 }
                 self.resume_dropless_start(beyond_noise);
                 if self.contested {
+                    if queue > self.deepest_queue.mul_f64(DEEPENING) {
+                        self.deepened_at = Some(self.path().rounds());
+                    }
                     self.deepest_queue = self.deepest_queue.max(queue);
                     self.drain_probe(beyond_noise, target);
                 } else if beyond_noise >= DEEP_QUEUE {
@@ -721,6 +737,7 @@ impl ShortQueueAlgorithm {
         self.contested_at = Some(self.path().rounds());
         self.regaining = true;
         self.deepest_queue = queue;
+        self.deepened_at = None;
         self.contest_start = true;
         self.drain = DrainProbe::new(self.alone_rate.rate());
         let held = self.held_window(queue);
@@ -1378,13 +1395,23 @@ impl ShortQueueAlgorithm {
     /// slow start queue 100 ms, and while PIE pulls that queue back towards its 15 ms target its
     /// drops meet less and less. There the other flow's share is held by drops that meet both
     /// flows alike, and a slow start that ran through them would take it.
+    ///
+    /// The deepest queue must also have stopped deepening ([`DEEPEST_SETTLED_ROUNDS`]): a full
+    /// buffer is a ceiling, and a queue that still stands deeper round after round is one this
+    /// flow's own slow start is building. Under fair queueing that is the flow's own sub-queue,
+    /// read as shared because the scheduler halved the flow's rate when another flow arrived; its
+    /// AQM drops this flow's packets and no one else's, and passing over them would let the
+    /// window run on past what a receiver holds gaps for.
     fn met_full_buffer(&self) -> bool {
         let full = self
             .deepest_queue
             .mul_f64(FULL_BUFFER_SHARE)
             .max(DEEP_QUEUE);
         let met = self.classifier().last_queue_met();
-        met.saturating_sub(self.path().noise_floor()) >= full
+        let settled = self
+            .deepened_at
+            .is_none_or(|round| self.path().rounds() >= round + DEEPEST_SETTLED_ROUNDS);
+        settled && met.saturating_sub(self.path().noise_floor()) >= full
     }
 
     fn reduce(&mut self, event: &CongestionEvent, losses_in_window: u64) {
