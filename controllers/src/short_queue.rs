@@ -208,10 +208,12 @@ const FULL_BUFFER_SHARE: f64 = 0.75;
 /// How much deeper than the deepest so far a contest's standing queue must stand to count as
 /// still deepening, and for how many rounds it must then not deepen before its losses count as
 /// the full buffer's ([`ShortQueueAlgorithm::met_full_buffer`]). A full drop-tail buffer is a
-/// ceiling the queue cannot pass; a queue that stands a tenth deeper than ever within two rounds
-/// has met no ceiling yet (a round's reading moves by about a quarter, but its running maximum
-/// settles within a round or two once the buffer is full).
-const DEEPENING: f64 = 1.1;
+/// ceiling the queue cannot pass. A slow start doubles its window a round, and a queue it builds
+/// by itself (its window past its pipe) at least doubles with it; a round's reading of a queue
+/// that stands at a ceiling moves by about a quarter as the flows' bursts come and go
+/// ([`FULL_BUFFER_SHARE`]). Half again as deep is twice that spread and well short of a
+/// doubling.
+const DEEPENING: f64 = 1.5;
 const DEEPEST_SETTLED_ROUNDS: u64 = 2;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.

@@ -425,21 +425,22 @@ fn a_ce_mark_or_more_losses_than_a_channel_s_still_end_a_contest_s_slow_start() 
 }
 
 #[test]
-fn a_loss_at_a_queue_still_deepening_ends_a_contest_s_slow_start_where_a_standing_one_does_not() {
+fn a_loss_at_a_queue_still_deepening_ends_a_contest_s_slow_start_where_a_wobbling_one_does_not() {
     // Under fair queueing, a flow the scheduler halved reads its own sub-queue as shared, and
     // its reopened slow start deepens that sub-queue round after round until the AQM drops from
     // it: no full buffer, whose depth is a ceiling.
     let queue = 400 * MS;
     let (mut path, held) = reopened_against(queue);
-    queue_for(&mut path, queue.mul_f64(1.3), 2);
+    queue_for(&mut path, queue * 3, 2);
     assert_eq!(path.window().state(), State::SlowStart);
     assert!((path.cwnd() as f64) < held, "the flow has its share back");
     let decision = path.lose(1);
     assert!(decision.reduced, "{}", decision.evidence.reason);
     assert_ne!(path.window().state(), State::SlowStart);
-    // The same loss after as many rounds at a queue that stood still is the full buffer's.
+    // A full buffer's reading moves by a quarter from round to round as the flows' bursts come
+    // and go: the same loss then is the full buffer's.
     let (mut path, _) = reopened_against(queue);
-    queue_for(&mut path, queue, 2);
+    queue_for(&mut path, queue.mul_f64(1.25), 2);
     lose_one_keeping_the_window(&mut path, Verdict::Congestion);
     assert_eq!(path.window().state(), State::SlowStart);
 }
