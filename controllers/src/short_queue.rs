@@ -214,6 +214,8 @@ const FULL_BUFFER_SHARE: f64 = 0.75;
 /// ([`FULL_BUFFER_SHARE`]). Half again as deep is twice that spread and well short of a
 /// doubling.
 const DEEPENING: f64 = 1.5;
+/// Rounds the deepest queue must go without [`DEEPENING`] before a loss counts as a full
+/// buffer's.
 const DEEPEST_SETTLED_ROUNDS: u64 = 2;
 /// Windows [`SentWindows`] keeps: a lost packet is declared within a few round trips of its
 /// sending, and the window moves at most a few times a round.
