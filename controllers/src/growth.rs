@@ -107,6 +107,8 @@ pub fn reno_friendly_alpha(beta: f64) -> f64 {
 pub struct Cubic {
     c: f64,
     beta: f64,
+    /// [`reno_friendly_alpha`] of `beta`, worked out once: it is on every ACK's path.
+    alpha: f64,
     /// Window before the last reduction, in MSS.
     w_max: f64,
     /// When the current avoidance epoch began, and K for it.
@@ -129,6 +131,7 @@ impl Cubic {
         Self {
             c,
             beta,
+            alpha: reno_friendly_alpha(beta),
             w_max: 0.0,
             epoch: None,
             w_est: 0.0,
@@ -158,7 +161,7 @@ impl Cubic {
             (ack.now, k)
         });
         let acked = ack.bytes as f64 / mss;
-        self.w_est += reno_friendly_alpha(self.beta) * acked / cwnd;
+        self.w_est += self.alpha * acked / cwnd;
         let rtt = ack.rtt.corrected().max(Duration::from_millis(1));
         let t = (ack.now.saturating_duration_since(start) + rtt).as_secs_f64();
         let target = (self.c * (t - k).powi(3) + self.w_max).clamp(cwnd, 1.5 * cwnd);
@@ -169,9 +172,11 @@ impl Cubic {
             (target - cwnd) / cwnd * acked
         };
         let bytes = increment * mss + self.carry;
-        let whole = bytes.floor().max(0.0);
-        self.carry = bytes - whole;
-        window.add(whole as u64);
+        // `as` truncates, which for bytes >= 0 is the floor, and saturates anything below at 0;
+        // unlike `floor` it needs no call into libm on every ACK.
+        let whole = bytes as u64;
+        self.carry = bytes - whole as f64;
+        window.add(whole);
     }
 
     /// Records the window of `before` MSS at a reduction, with RFC 9438 section 4.7's fast
