@@ -739,9 +739,6 @@ impl PathModel {
         let gain = |steps: u32| (1.0 / (f64::from(steps) + 1.0)).max(ACKED_PER_FRAME_GAIN);
         let step_gain = gain(self.steps);
         let raw_gain = gain(self.raw_steps);
-        let average = |mean: &mut f64, step: f64, gain: f64| {
-            *mean += (step - *mean) * gain;
-        };
         // The step into the frame before, now that its ACK Delay is known: read as it arrived, a
         // frame the receiver's timer held (a lone packet) steps up by the whole timer, and the
         // next one back down, which twice a mean of steps would read as milliseconds of jitter.
@@ -749,9 +746,9 @@ impl PathModel {
         if frames >= 2 {
             let (before, last) = (self.frames[frames - 2].2, self.frames[frames - 1].2);
             let step = last.as_secs_f64() - before.as_secs_f64();
-            average(&mut self.successive_difference, step.abs(), step_gain);
-            average(&mut self.queue_drift, step, step_gain);
-            average(
+            ewma(&mut self.successive_difference, step.abs(), step_gain);
+            ewma(&mut self.queue_drift, step, step_gain);
+            ewma(
                 &mut self.trendless_difference,
                 (step - self.queue_drift).abs(),
                 step_gain,
@@ -760,7 +757,7 @@ impl PathModel {
         }
         if let Some(&(_, previous_raw, _)) = self.frames.back() {
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
-            average(
+            ewma(
                 &mut self.raw_successive_difference,
                 raw_step.as_secs_f64(),
                 raw_gain,
@@ -1271,6 +1268,22 @@ fn shows_rate_limit(event: &CongestionEvent, losses_in_window: u64, fade: bool) 
     losses_in_window > (event.window_packets / RATE_LOSS_SHARE).max(MIN_RATE_LOSSES) && !fade
 }
 
+/// Moves the running mean `mean` (seconds) `gain` of the way to `sample`, flushing what decays
+/// below [`NEGLIGIBLE_SECONDS`] to zero. On a quiet path the queue steps by exactly nothing frame
+/// after frame, and the means of its steps decay by a constant factor each frame: after some ten
+/// thousand frames they would sink into subnormal floats, whose arithmetic takes the processor's
+/// slow path (a microcode assist per operation), at several times the cost of the rest of the
+/// ACK. Nothing reads them finer than `Duration`'s nanoseconds.
+fn ewma(mean: &mut f64, sample: f64, gain: f64) {
+    *mean += (sample - *mean) * gain;
+    if mean.abs() < NEGLIGIBLE_SECONDS {
+        *mean = 0.0;
+    }
+}
+
+/// A femtosecond: a millionth of the nanosecond a `Duration` resolves.
+const NEGLIGIBLE_SECONDS: f64 = 1e-15;
+
 /// `secs` seconds, saturating at the ends of `Duration`'s range (and 0 for NaN).
 fn seconds(secs: f64) -> Duration {
     Duration::try_from_secs_f64(secs.max(0.0)).unwrap_or(Duration::MAX)
@@ -1362,6 +1375,33 @@ mod tests {
         assert!(jittered.is_noisy() && jittered.is_noisy_beyond_trend());
         let rising = fed(|i| 2.0 * f64::from(i) + 2.0 * f64::from(i % 2), in_pairs);
         assert!(rising.is_noisy_beyond_trend(), "{:?}", rising.jitter());
+    }
+
+    #[test]
+    fn a_quiet_path_s_step_means_reach_zero_not_subnormal_floats() {
+        // One jittered frame, then a queue that steps by exactly nothing for 20 000 frames: the
+        // means decay by a sixteenth a frame, past f64's normal range after some 11 000.
+        let mut path = PathModel::default();
+        let epoch = Instant::now();
+        for i in 0..20_000u32 {
+            let queue = if i == 1 {
+                Duration::from_millis(3)
+            } else {
+                Duration::ZERO
+            };
+            let rtt = RttSample::flat(RTT).with_latest(RTT + queue);
+            let now = epoch + RTT * 2 + Duration::from_micros(100) * i;
+            path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, None));
+        }
+        for mean in [
+            path.successive_difference,
+            path.queue_drift,
+            path.trendless_difference,
+            path.raw_successive_difference,
+        ] {
+            assert!(mean == 0.0 || mean.is_normal(), "{mean:e}");
+        }
+        assert_eq!(path.jitter(), Duration::ZERO);
     }
 
     #[test]
