@@ -23,12 +23,14 @@ def costs(root, group):
 
 def table(root):
     ack, loss = costs(root, "per-ack"), costs(root, "per-loss")
+    standing = costs(root, "per-ack-standing-queue")
     newreno, cubic = ack["quinn-newreno"], ack["quinn-cubic"]
-    lines = ["| controller | per ACK (ns) | vs quinn-newreno | vs quinn-cubic | per loss (ns) |",
-             "|---|---|---|---|---|"]
+    lines = ["| controller | per ACK (ns) | vs quinn-newreno | vs quinn-cubic "
+             "| per ACK, standing queue (ns) | per loss (ns) |",
+             "|---|---|---|---|---|---|"]
     for name in sorted(ack, key=lambda n: (not n.startswith("quinn-"), n)):
         lines.append(f"| {name} | {ack[name]:.1f} | {ack[name] / newreno:.2f} | "
-                     f"{ack[name] / cubic:.2f} | {loss[name]:.1f} |")
+                     f"{ack[name] / cubic:.2f} | {standing[name]:.1f} | {loss[name]:.1f} |")
     return "\n".join(lines)
 
 

@@ -30,26 +30,70 @@ fn build(id: &str) -> Box<dyn Controller> {
         .build(Instant::now(), 1200)
 }
 
-fn per_ack(c: &mut Criterion, rtt: &RttEstimator) {
-    let mut group = c.benchmark_group("per-ack");
+/// A QUIC receiver acknowledges every second packet: one frame end per two ACKs.
+const PACKETS_PER_FRAME: u64 = 2;
+const PACKET: u64 = 1200;
+/// The bench's bottleneck holds this many packets in flight and as many again in its buffer.
+const BDP_PACKETS: u64 = 100;
+
+/// How the bench's path answers the window: the RTT sample of the next ACK, and how far apart
+/// ACKs arrive.
+#[derive(Clone, Copy)]
+enum BenchPath {
+    /// A bottleneck whose propagation RTT is the estimator's minimum (the loopback's, which every
+    /// controller reads as the path's) and whose rate carries `BDP_PACKETS` in that time, with a
+    /// buffer of one bandwidth-delay product: the window beyond the product queues there, so each
+    /// controller runs in the state it keeps alone. The buffer never drops (the bench reports no
+    /// loss), so a window past it reads a full buffer.
+    Fluid { base: Duration },
+    /// Every sample 50 ms, against the estimator's loopback minimum: a queue that no window
+    /// change drains, which a delay-reading controller takes for a buffer-filler's.
+    StandingQueue,
+}
+
+impl BenchPath {
+    fn group(self) -> &'static str {
+        match self {
+            Self::Fluid { .. } => "per-ack",
+            Self::StandingQueue => "per-ack-standing-queue",
+        }
+    }
+
+    fn ack_spacing(self) -> Duration {
+        match self {
+            Self::Fluid { base } => base / BDP_PACKETS as u32,
+            Self::StandingQueue => Duration::from_micros(10),
+        }
+    }
+
+    fn rtt(self, window: u64) -> Duration {
+        match self {
+            Self::Fluid { base } => {
+                let queued = (window / PACKET)
+                    .saturating_sub(BDP_PACKETS)
+                    .min(BDP_PACKETS);
+                base + self.ack_spacing() * queued as u32
+            }
+            Self::StandingQueue => Duration::from_millis(50),
+        }
+    }
+}
+
+fn per_ack(c: &mut Criterion, rtt: &RttEstimator, path: BenchPath) {
+    let mut group = c.benchmark_group(path.group());
+    let spacing = path.ack_spacing();
     for id in ids() {
         let mut controller = build(&id);
         let mut now = Instant::now();
         let mut packet = 0u64;
         group.bench_function(&id, |b| {
             b.iter(|| {
-                now += Duration::from_micros(10);
+                now += spacing;
                 packet += 1;
-                controller.on_ack(
-                    now,
-                    now - Duration::from_millis(50),
-                    1200,
-                    false,
-                    black_box(rtt),
-                );
-                // A QUIC receiver acknowledges every second packet: one frame end per two ACKs.
-                if packet % 2 == 0 {
-                    controller.on_end_acks(now, 60_000, false, Some(packet));
+                let window = controller.window();
+                controller.on_ack(now, now - path.rtt(window), PACKET, false, black_box(rtt));
+                if packet % PACKETS_PER_FRAME == 0 {
+                    controller.on_end_acks(now, window, false, Some(packet));
                 }
             })
         });
@@ -89,7 +133,8 @@ fn per_loss(c: &mut Criterion, rtt: &RttEstimator) {
 
 fn benches(c: &mut Criterion) {
     let rtt = loopback::real_rtt_estimator();
-    per_ack(c, &rtt);
+    per_ack(c, &rtt, BenchPath::Fluid { base: rtt.min() });
+    per_ack(c, &rtt, BenchPath::StandingQueue);
     per_loss(c, &rtt);
 }
 
