@@ -45,13 +45,20 @@ enum BenchPath {
     /// buffer of one bandwidth-delay product: the window beyond the product queues there, so each
     /// controller runs in the state it keeps alone. The buffer never drops (the bench reports no
     /// loss), so a window past it reads a full buffer.
-    Fluid { base: Duration },
+    Fluid { base: Duration, spacing: Duration },
     /// Every sample 50 ms, against the estimator's loopback minimum: a queue that no window
     /// change drains, which a delay-reading controller takes for a buffer-filler's.
     StandingQueue,
 }
 
 impl BenchPath {
+    fn fluid(base: Duration) -> Self {
+        Self::Fluid {
+            base,
+            spacing: base / BDP_PACKETS as u32,
+        }
+    }
+
     fn group(self) -> &'static str {
         match self {
             Self::Fluid { .. } => "per-ack",
@@ -61,18 +68,18 @@ impl BenchPath {
 
     fn ack_spacing(self) -> Duration {
         match self {
-            Self::Fluid { base } => base / BDP_PACKETS as u32,
+            Self::Fluid { spacing, .. } => spacing,
             Self::StandingQueue => Duration::from_micros(10),
         }
     }
 
     fn rtt(self, window: u64) -> Duration {
         match self {
-            Self::Fluid { base } => {
+            Self::Fluid { base, spacing } => {
                 let queued = (window / PACKET)
                     .saturating_sub(BDP_PACKETS)
                     .min(BDP_PACKETS);
-                base + self.ack_spacing() * queued as u32
+                base + spacing * queued as u32
             }
             Self::StandingQueue => Duration::from_millis(50),
         }
@@ -133,7 +140,7 @@ fn per_loss(c: &mut Criterion, rtt: &RttEstimator) {
 
 fn benches(c: &mut Criterion) {
     let rtt = loopback::real_rtt_estimator();
-    per_ack(c, &rtt, BenchPath::Fluid { base: rtt.min() });
+    per_ack(c, &rtt, BenchPath::fluid(rtt.min()));
     per_ack(c, &rtt, BenchPath::StandingQueue);
     per_loss(c, &rtt);
 }

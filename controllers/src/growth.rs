@@ -53,9 +53,7 @@ impl Growth {
             Growth::Fractional { alpha, carry } => {
                 let mss = window.mss() as f64;
                 let increment = *alpha * mss * ack.bytes as f64 / window.cwnd() as f64 + *carry;
-                let whole = increment.floor();
-                *carry = increment - whole;
-                window.add(whole as u64);
+                window.add(whole_bytes(increment, carry));
             }
             Growth::Cubic(cubic) => cubic.on_ack(window, ack),
             Growth::Veno { backlog_packets } => {
@@ -88,6 +86,15 @@ pub fn backlog_packets_of(cwnd: u64, mss: u64, ack: &Ack) -> f64 {
     }
     let queueing = ack.rtt.queueing().as_secs_f64();
     cwnd as f64 / mss.max(1) as f64 * queueing / rtt
+}
+
+/// The whole bytes of `bytes` of growth, for the window; the rest goes to `carry`, for the next
+/// ACK. `as` truncates, which for `bytes >= 0` is the floor, and saturates anything below at 0
+/// (all of it carried); unlike `floor` it needs no call into libm on every ACK.
+fn whole_bytes(bytes: f64, carry: &mut f64) -> u64 {
+    let whole = bytes as u64;
+    *carry = bytes - whole as f64;
+    whole
 }
 
 /// RFC 9438 section 4.3: the additive increase a round trip, in segments, with which an AIMD
@@ -172,11 +179,7 @@ impl Cubic {
             (target - cwnd) / cwnd * acked
         };
         let bytes = increment * mss + self.carry;
-        // `as` truncates, which for bytes >= 0 is the floor, and saturates anything below at 0;
-        // unlike `floor` it needs no call into libm on every ACK.
-        let whole = bytes as u64;
-        self.carry = bytes - whole as f64;
-        window.add(whole);
+        window.add(whole_bytes(bytes, &mut self.carry));
     }
 
     /// Records the window of `before` MSS at a reduction, with RFC 9438 section 4.7's fast
