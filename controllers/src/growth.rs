@@ -97,6 +97,12 @@ fn whole_bytes(bytes: f64, carry: &mut f64) -> u64 {
     whole
 }
 
+/// `duration` in seconds, with a multiplication where `Duration::as_secs_f64` divides: for what
+/// runs on every ACK (CUBIC's epoch age) or frame.
+pub(crate) fn in_seconds(duration: Duration) -> f64 {
+    duration.as_secs() as f64 + f64::from(duration.subsec_nanos()) * 1e-9
+}
+
 /// RFC 9438 section 4.3: the additive increase a round trip, in segments, with which an AIMD
 /// flow that cuts its window to `beta` takes the same share as Reno's (1 segment, 0.5).
 pub fn reno_friendly_alpha(beta: f64) -> f64 {
@@ -156,9 +162,12 @@ impl Cubic {
             window.grow_reno(ack.bytes);
             return;
         }
+        // The window function and the estimate are in MSS (RFC 9438 section 4.1); the step is
+        // taken in bytes, where reading the window in MSS would cost a division on every ACK.
         let mss = window.mss() as f64;
-        let cwnd = window.cwnd() as f64 / mss;
+        let cwnd = window.cwnd() as f64;
         let (start, k) = *self.epoch.get_or_insert_with(|| {
+            let cwnd = cwnd / mss;
             // An epoch without a reduction before it (leaving slow start): W_max is where it is.
             if self.w_max < cwnd {
                 self.w_max = cwnd;
@@ -167,19 +176,21 @@ impl Cubic {
             let k = ((self.w_max - cwnd).max(0.0) / self.c).cbrt();
             (ack.now, k)
         });
-        let acked = ack.bytes as f64 / mss;
-        self.w_est += self.alpha * acked / cwnd;
+        // The ACK's share of the window: its segments over the window's, which RFC 9438's
+        // per-ACK increments (sections 4.2 and 4.3) divide by.
+        let acked_share = ack.bytes as f64 / cwnd;
+        self.w_est += self.alpha * acked_share;
         let rtt = ack.rtt.corrected().max(Duration::from_millis(1));
-        let t = (ack.now.saturating_duration_since(start) + rtt).as_secs_f64();
-        let target = (self.c * (t - k).powi(3) + self.w_max).clamp(cwnd, 1.5 * cwnd);
-        let increment = if self.w_est > target {
+        let t = in_seconds(ack.now.saturating_duration_since(start) + rtt);
+        let target = ((self.c * (t - k).powi(3) + self.w_max) * mss).clamp(cwnd, 1.5 * cwnd);
+        let estimate = self.w_est * mss;
+        let increment = if estimate > target {
             // Reno-friendly region: the window is the estimate.
-            (self.w_est - cwnd).max(0.0)
+            (estimate - cwnd).max(0.0)
         } else {
-            (target - cwnd) / cwnd * acked
+            (target - cwnd) * acked_share
         };
-        let bytes = increment * mss + self.carry;
-        window.add(whole_bytes(bytes, &mut self.carry));
+        window.add(whole_bytes(increment + self.carry, &mut self.carry));
     }
 
     /// Records the window of `before` MSS at a reduction, with RFC 9438 section 4.7's fast
@@ -193,5 +204,28 @@ impl Cubic {
         };
         self.epoch = None;
         self.carry = 0.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_seconds_agrees_with_the_standard_library_to_a_rounding() {
+        let durations = [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_micros(1_500_000),
+            Duration::from_secs(86_400) + Duration::from_nanos(999_999_999),
+        ];
+        for duration in durations {
+            let exact = duration.as_secs_f64();
+            assert!(
+                (in_seconds(duration) - exact).abs() <= 1e-15 * exact.max(1.0),
+                "{duration:?}: {} against {exact}",
+                in_seconds(duration)
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 use super::loss_placement::{LossPlacement, LossRead, QueueReadings};
 use super::{half_window_lost, Classification, Classifier};
 use crate::event::{Ack, AckBatch, CongestionEvent, Verdict};
-use crate::growth::{reno_friendly_alpha, Cubic};
+use crate::growth::{in_seconds, reno_friendly_alpha, Cubic};
 
 /// ACK frames remembered for looking up the queue a lost packet met.
 const RECENT_FRAMES: usize = 64;
@@ -184,6 +184,8 @@ pub struct PathModel {
     raw_steps: u32,
     /// The smallest queue of the last six frames, once there are six.
     recent: Option<Duration>,
+    /// The smallest raw queue of the same frames ([`Self::update_recent`]).
+    recent_raw: Duration,
     slow_start_exit: Duration,
     /// Sum of the bytes in flight after each frame of the current round, and its mean over
     /// the last complete round.
@@ -240,6 +242,7 @@ impl Default for PathModel {
             steps: 0,
             raw_steps: 0,
             recent: None,
+            recent_raw: Duration::ZERO,
             slow_start_exit: MIN_TARGET,
             round_in_flight: 0.0,
             last_in_flight: 0.0,
@@ -273,22 +276,17 @@ impl PathModel {
         self.recent
     }
 
-    /// The smallest raw queue (RTT sample less the minimum RTT, the claimed ACK Delay left in)
-    /// of the last six frames.
-    fn recent_raw_queue(&self) -> Duration {
-        let newest = self.frames.iter().rev().take(2 * NEIGHBOURS);
-        newest
-            .map(|&(_, raw, _)| raw.saturating_sub(self.min_rtt))
-            .min()
-            .unwrap_or_default()
-    }
-
-    /// Works out [`Self::recent_queue`] once per frame.
+    /// Works out [`Self::recent_queue`] once per frame, and the smallest raw queue of the same
+    /// frames (RTT sample less the minimum RTT, the claimed ACK Delay left in): the least raw
+    /// sample, since taking out the minimum RTT keeps their order.
     fn update_recent(&mut self) {
-        self.recent = (self.frames.len() >= 2 * NEIGHBOURS).then(|| {
-            let newest = self.frames.iter().rev().take(2 * NEIGHBOURS);
-            newest.map(|&(_, _, q)| q).min().unwrap_or_default()
+        let newest = self.frames.iter().rev().take(2 * NEIGHBOURS);
+        let (queue, raw) = newest.fold((Duration::MAX, Duration::MAX), |(queue, raw), frame| {
+            (queue.min(frame.2), raw.min(frame.1))
         });
+        let enough = self.frames.len() >= 2 * NEIGHBOURS;
+        self.recent = enough.then_some(queue);
+        self.recent_raw = raw.saturating_sub(self.min_rtt);
     }
 
     /// The standing queue of the last complete round.
@@ -736,7 +734,15 @@ impl PathModel {
         // A running mean over the first steps, an exponential one after: the average starts from
         // zero, and a sixteenth of each of the first few steps would read the jitter low through
         // most of the first round.
-        let gain = |steps: u32| (1.0 / (f64::from(steps) + 1.0)).max(ACKED_PER_FRAME_GAIN);
+        // Past the first steps the weight is the exponential one's, with no division per frame.
+        let gain = |steps: u32| {
+            let steps = f64::from(steps) + 1.0;
+            if steps >= 1.0 / ACKED_PER_FRAME_GAIN {
+                ACKED_PER_FRAME_GAIN
+            } else {
+                1.0 / steps
+            }
+        };
         let step_gain = gain(self.steps);
         let raw_gain = gain(self.raw_steps);
         // The step into the frame before, now that its ACK Delay is known: read as it arrived, a
@@ -745,7 +751,7 @@ impl PathModel {
         let frames = self.frames.len();
         if frames >= 2 {
             let (before, last) = (self.frames[frames - 2].2, self.frames[frames - 1].2);
-            let step = last.as_secs_f64() - before.as_secs_f64();
+            let step = in_seconds(last) - in_seconds(before);
             ewma(&mut self.successive_difference, step.abs(), step_gain);
             ewma(&mut self.queue_drift, step, step_gain);
             ewma(
@@ -759,7 +765,7 @@ impl PathModel {
             let raw_step = batch.rtt.latest.abs_diff(previous_raw);
             ewma(
                 &mut self.raw_successive_difference,
-                raw_step.as_secs_f64(),
+                in_seconds(raw_step),
                 raw_gain,
             );
             self.raw_steps = self.raw_steps.saturating_add(1);
@@ -778,8 +784,8 @@ impl PathModel {
             self.update_slow_start_exit();
         }
         if let Some(recent) = self.recent {
-            self.round_queue_sum += recent.as_secs_f64();
-            self.round_raw_queue_sum += self.recent_raw_queue().as_secs_f64();
+            self.round_queue_sum += in_seconds(recent);
+            self.round_raw_queue_sum += in_seconds(self.recent_raw);
             self.round_in_flight += batch.in_flight as f64;
             self.round_frames += 1;
         }
@@ -792,7 +798,7 @@ impl PathModel {
             return;
         }
         if let Some(at) = self.last_frame_at {
-            let gap = batch.now.saturating_duration_since(at).as_secs_f64();
+            let gap = in_seconds(batch.now.saturating_duration_since(at));
             if self.frame_rates.len() == RECENT_FRAMES {
                 self.frame_rates.pop_front();
             }
@@ -1245,8 +1251,8 @@ struct RoundSpread {
 
 impl RoundSpread {
     fn add(&mut self, spread: Duration, raw: Duration) {
-        self.sum += spread.as_secs_f64();
-        self.raw_sum += raw.as_secs_f64();
+        self.sum += in_seconds(spread);
+        self.raw_sum += in_seconds(raw);
         self.frames += 1;
     }
 
