@@ -258,6 +258,10 @@ impl LinkDir {
     /// `now` (non-decreasing across calls); `ect`: it carries an ECN-capable codepoint.
     pub fn offer(&mut self, now: Nanos, len: usize, ect: bool) -> Outcome {
         self.stats.offered += 1;
+        // When the last packet in the system leaves, read before the ones gone by `now` are
+        // dropped from the schedule: PIE's updates that fell due since the last arrival read
+        // their queueing delay from it, and one that fell after it found the queue empty.
+        let backlog_until = self.departures.back().copied().unwrap_or(0);
         while self.departures.front().is_some_and(|&d| d <= now) {
             self.departures.pop_front();
         }
@@ -275,7 +279,6 @@ impl LinkDir {
         }
         let mut ce = ect && self.ecn_threshold.is_some_and(|n| waiting >= n);
         if let Some(AqmState::Pie(pie)) = &mut self.aqm {
-            let backlog_until = self.departures.back().copied().unwrap_or(now);
             pie.catch_up(now, backlog_until);
             match pie.on_arrival(waiting, ect && self.aqm_ecn) {
                 PieVerdict::Enqueue => {}

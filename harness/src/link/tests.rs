@@ -1,5 +1,5 @@
 use super::*;
-use crate::scenario::{Aqm, AqmKind, CapacityTrace, CoDel, EcnMarking};
+use crate::scenario::{Aqm, AqmKind, CapacityTrace, CoDel, EcnMarking, Pie};
 use crate::units::BitRate;
 
 const MS: Nanos = 1_000_000;
@@ -202,4 +202,32 @@ fn reordering_holds_packets_back_reproducibly() {
     assert!((50..=150).contains(&held), "{held}");
     assert!(overtaken > 0 && overtaken <= held);
     assert_eq!(run(3), (a, held));
+}
+
+#[test]
+fn pie_reads_an_idle_spell_as_an_empty_queue_and_drops_nothing_after_it() {
+    let mut link = base(12_000_000, 0, 10_000);
+    link.aqm = Some(Aqm {
+        kind: AqmKind::Pie(Pie {
+            target: Duration::from_millis(15),
+            tupdate: Duration::from_millis(15),
+        }),
+        ecn: false,
+    });
+    let mut l = dir(&link);
+    // One packet, a second with nothing queued (about 66 of PIE's updates, replayed at the next
+    // arrival), then a burst of 40 packets: 40 ms of queue at the end, and PIE's probability
+    // starts from zero, since the queue was empty through the whole idle second.
+    l.offer(0, 1472, false);
+    for i in 0..40u64 {
+        l.offer(1_000 * MS + i * 1_000, 1472, false);
+    }
+    assert_eq!(l.stats.pie_drops, 0, "{:?}", l.stats);
+    // The same burst into a standing queue of 200 ms that PIE has watched for a second: it
+    // drops, so the test above can fail.
+    let mut busy = dir(&link);
+    for i in 0..2_000u64 {
+        busy.offer(i * MS / 2, 1472, false);
+    }
+    assert!(busy.stats.pie_drops > 0, "{:?}", busy.stats);
 }
