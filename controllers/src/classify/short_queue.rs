@@ -733,8 +733,8 @@ impl PathModel {
         let queueing = batch.rtt.queueing();
         // A running mean over the first steps, an exponential one after: the average starts from
         // zero, and a sixteenth of each of the first few steps would read the jitter low through
-        // most of the first round.
-        // Past the first steps the weight is the exponential one's, with no division per frame.
+        // most of the first round. Past those steps the weight is the exponential one's, taken
+        // without a division per frame.
         let gain = |steps: u32| {
             let steps = f64::from(steps) + 1.0;
             if steps >= 1.0 / ACKED_PER_FRAME_GAIN {

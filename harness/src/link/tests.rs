@@ -223,8 +223,8 @@ fn pie_reads_an_idle_spell_as_an_empty_queue_and_drops_nothing_after_it() {
         l.offer(1_000 * MS + i * 1_000, 1472, false);
     }
     assert_eq!(l.stats.pie_drops, 0, "{:?}", l.stats);
-    // The same burst into a standing queue of 200 ms that PIE has watched for a second: it
-    // drops, so the test above can fail.
+    // Packets twice as fast as the link sends them, for a second: the queue PIE watches grows to
+    // about a second, and it drops, so the assertion above can fail.
     let mut busy = dir(&link);
     for i in 0..2_000u64 {
         busy.offer(i * MS / 2, 1472, false);
