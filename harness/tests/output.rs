@@ -120,6 +120,7 @@ fn scenario(controller: &str) -> Scenario {
         duration: Duration::from_secs(1),
         seed: 1,
         mtu: 1500,
+        timer_granularity: None,
         links: vec![],
         flows: vec![Flow {
             controller: controller.parse().expect("controller id"),

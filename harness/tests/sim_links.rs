@@ -311,3 +311,57 @@ fn jitter_and_reordering_are_reproducible_and_fool_loss_detection() {
         0
     );
 }
+
+/// With a host's millisecond timer ticks (`timer_granularity`), the endpoints act later than
+/// their deadlines: the run is not the one exact timers give. It delivers as much: quinn's pacer
+/// already releases up to two milliseconds of the window at a time (and ten packets at least),
+/// and an ACK-clocked flow sends as its ACKs arrive, not on a timer, so a paced release a tick
+/// late costs no goodput. Every byte still arrives.
+#[test]
+fn millisecond_timer_ticks_move_the_endpoints_but_cost_no_goodput() {
+    let run = |tick: Option<Duration>| {
+        let mut s = one_flow(
+            "ticks",
+            4.0,
+            3,
+            link("l", 100.0, 10, 1000, LossModel::None),
+            "discern",
+        );
+        s.timer_granularity = tick;
+        let out = run(&s);
+        let flow = &out.summary.flows[0];
+        assert!(flow.verified, "every byte checked");
+        (flow.goodput_bps, out.summary.links[0].queue_delay.unwrap())
+    };
+    let (exact, exact_queue) = run(None);
+    let (ticked, ticked_queue) = run(Some(Duration::from_millis(1)));
+    eprintln!(
+        "goodput {exact:.0} against {ticked:.0} bit/s; mean queue {:.6} against {:.6} s",
+        exact_queue.mean_s, ticked_queue.mean_s
+    );
+    assert_ne!(exact_queue, ticked_queue, "the ticks move every send");
+    assert!(
+        (ticked / exact - 1.0).abs() < 0.05,
+        "{ticked} against {exact} bit/s"
+    );
+}
+
+#[test]
+fn the_namespaces_refuse_simulated_timer_ticks_saying_why() {
+    let mut s = one_flow(
+        "ticks",
+        1.0,
+        1,
+        link("l", 10.0, 10, 100, LossModel::None),
+        "newreno",
+    );
+    s.timer_granularity = Some(Duration::from_millis(1));
+    let Err(e) = quinn_discern_harness::netns::validate(&s) else {
+        panic!("the namespace runner accepted simulated timer ticks");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("timer_granularity") && e.contains("without --link netns"),
+        "{e}"
+    );
+}

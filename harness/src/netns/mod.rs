@@ -98,6 +98,13 @@ pub fn validate(scenario: &Scenario) -> anyhow::Result<Plan> {
             crate::scenario::MIN_MTU
         );
     }
+    if let Some(tick) = scenario.timer_granularity {
+        bail!(
+            "timer_granularity = {tick:?} sets the simulator's endpoint timers; --link netns runs \
+             on the host's own timers (a tokio runtime's millisecond ticks). Remove \
+             timer_granularity or run without --link netns"
+        );
+    }
     let plan = Plan::new(scenario).map_err(|e| anyhow!("scenario: {e}"))?;
     if plan.flows.len() > MAX_FLOWS {
         bail!(

@@ -264,6 +264,7 @@ mod tests {
             duration: Duration::from_secs(1),
             seed: 1,
             mtu: 1500,
+            timer_granularity: None,
             links: (0..links)
                 .map(|i| Link {
                     name: format!("l{i}"),

@@ -97,6 +97,12 @@ pub(crate) const TOP: &[Key] = &[
         "the seed of every random choice, 1 if left out",
     ),
     settable("mtu", Integer, "the IP MTU in bytes, 1500 if left out"),
+    settable(
+        "timer_granularity",
+        Duration,
+        "the tick the simulator's endpoints wake for their timers on, e.g. \"1ms\" as tokio's \
+         timers (simulator only); at each deadline itself if left out",
+    ),
     required(key(
         "link",
         Tables,
@@ -453,7 +459,7 @@ mod tests {
     fn override_help_lists_every_settable_key() {
         assert_eq!(
             override_help(),
-            "name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
+            "name, description, duration, seed, mtu, timer_granularity, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD \
              (link FIELD: rate, delay, queue, ecn, jitter, reorder, police, loss.model, loss.rate, \
              loss.p, loss.r, loss.h, loss.k, loss.every, loss.drops, loss.start, loss.count, and the \
              same under reverse_loss; flow FIELD: controller, path, start, bytes, count, \

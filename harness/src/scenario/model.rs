@@ -20,6 +20,13 @@ pub struct Scenario {
     pub seed: u64,
     /// IP MTU of every link in bytes (default 1500). QUIC datagrams are at most `mtu - 28`.
     pub mtu: u16,
+    /// The simulator's endpoints wake for a timer (a paced packet's release, an ACK delay, a loss
+    /// timer) at the first multiple of this tick, counted from the run's start, at or after its
+    /// deadline, as a tokio runtime's timer wheel does with its millisecond ticks
+    /// (`timer_granularity = "1ms"`): the host timing a real-time run has, in virtual time.
+    /// `None` (the default): at the deadline itself. The namespaces' runs keep their host's own
+    /// timers and refuse the key.
+    pub timer_granularity: Option<Duration>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
     /// The file this scenario was read from, if any.

@@ -314,6 +314,7 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
         })?
         .map_or(1, |seed| seed as u64);
     let mtu = mtu(&root)?;
+    let timer_granularity = timer_granularity(&root)?;
     let links = links(&root, base, mtu)?;
     let flows = flows(&root, &links, duration)?;
     Ok(Scenario {
@@ -322,9 +323,33 @@ pub(crate) fn scenario(root_node: &Node, base: &Path) -> Result<Scenario, Diag> 
         duration,
         seed,
         mtu,
+        timer_granularity,
         links,
         flows,
         source: None,
+    })
+}
+
+/// The longest timer tick a scenario may ask for: a host whose timers fire a tenth of a second
+/// late is broken, not noisy.
+const MAX_TIMER_GRANULARITY: Duration = Duration::from_millis(100);
+
+fn timer_granularity(root: &Table<'_>) -> Result<Option<Duration>, Diag> {
+    root.optional("timer_granularity", |e| {
+        let tick = root.positive_duration(e, "1ms")?;
+        if tick > MAX_TIMER_GRANULARITY {
+            return Err(root.diag(
+                e.value.at,
+                format!(
+                    "timer_granularity = {} is longer than {}, a host timer's tick (tokio's is \
+                     1 ms); expected such as \"1ms\", or leave it out for timers that fire at \
+                     their deadlines",
+                    e.value.render(),
+                    format_duration(MAX_TIMER_GRANULARITY)
+                ),
+            ));
+        }
+        Ok(tick)
     })
 }
 

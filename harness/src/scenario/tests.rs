@@ -171,6 +171,36 @@ fn an_ack_eliciting_threshold_is_a_positive_packet_count() {
 }
 
 #[test]
+fn a_timer_granularity_is_a_host_timer_s_tick() {
+    let tick = |v: &str| {
+        edit(
+            "duration = \"100s\"",
+            &format!("duration = \"100s\"\ntimer_granularity = {v}"),
+        )
+    };
+    assert_eq!(
+        parse(&tick("\"1ms\"")).unwrap().timer_granularity,
+        Some(Duration::from_millis(1))
+    );
+    assert_eq!(parse(VALID).unwrap().timer_granularity, None);
+    assert_eq!(
+        with(&["timer_granularity=\"500us\""]).timer_granularity,
+        Some(Duration::from_micros(500))
+    );
+    let zero = err(&tick("\"0ms\""));
+    assert!(
+        zero.contains("timer_granularity must be longer than 0s"),
+        "{zero}"
+    );
+    let long = err(&tick("\"1s\""));
+    assert!(
+        long.contains("timer_granularity = \"1s\" is longer than 100ms")
+            && long.contains("leave it out"),
+        "{long}"
+    );
+}
+
+#[test]
 fn a_receive_window_is_a_positive_size() {
     let window = |v: &str| edit("count = 3", &format!("count = 3\nreceive_window = {v}"));
     assert_eq!(
@@ -380,7 +410,7 @@ fn unknown_keys_are_named_with_the_expected_ones() {
             "duration = \"100s\"\nsede = 2"
         )),
         "scenarios/x.toml:4:1: unknown key \"sede\" at top level; expected one of: \
-         name, description, duration, seed, mtu, link, flow (did you mean \"seed\"?)"
+         name, description, duration, seed, mtu, timer_granularity, link, flow (did you mean \"seed\"?)"
     );
     assert_eq!(
         err(&edit("count = 3", "cuont = 3")),
@@ -860,7 +890,7 @@ fn override_errors_name_the_override() {
     );
     let e = with_err(&["durration=5s"]);
     assert!(
-        e.starts_with("--set durration=5s: unknown key \"durration\"; expected one of: name, description, duration, seed, mtu, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD"),
+        e.starts_with("--set durration=5s: unknown key \"durration\"; expected one of: name, description, duration, seed, mtu, timer_granularity, link.NAME.FIELD, flow.INDEX.FIELD, flow.*.FIELD"),
         "{e}"
     );
     // Validation errors on overridden values name the override too.

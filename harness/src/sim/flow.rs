@@ -335,7 +335,7 @@ impl<E: End> FlowState<E> {
         };
         let next = quinn
             .timed(|| end.poll_timeout())
-            .map(|i| net.clock.vtime(i).max(now));
+            .map(|i| net.timers.fires_at(net.clock.vtime(i), now));
         net.quinn = quinn;
         peer.set_timer(next, index, side, net);
         result

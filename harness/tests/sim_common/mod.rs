@@ -46,6 +46,7 @@ pub fn scenario(name: &str, secs: f64, seed: u64, links: Vec<Link>, flows: Vec<F
         duration: Duration::from_secs_f64(secs),
         seed,
         mtu: 1500,
+        timer_granularity: None,
         links,
         flows,
         source: None,
