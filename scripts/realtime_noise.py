@@ -2,7 +2,8 @@
 """Writes docs/RESULTS.md's table on real-time noise (between its `realtime-noise` markers):
 `discern` beside `newreno` behind CoDel (scenarios/codel-realtime.toml, every loss a CoDel drop)
 on the simulator, on the simulator with uniform per-packet jitter of 0.5, 1 and 2 ms at most
-(order kept), and on the namespaces (`--link netns`, root only; this CI kernel has no CoDel
+(order kept), with the endpoints' timers on millisecond ticks (`timer_granularity`, as a tokio
+runtime's), with both, and on the namespaces (`--link netns`, root only; this CI kernel has no CoDel
 qdisc, so the user-space link carries it). Seeds 1 to N on each; per row `discern`'s lost
 packets a run, the share of its loss events it called congestion, its share of the two flows'
 goodput and the bottleneck's p95 queueing delay, as mean ± standard deviation over the seeds.
@@ -31,11 +32,16 @@ def jitter(max_ms):
     return ["--set", f'link.bottleneck.jitter={{ model = "uniform", max = "{max_ms}ms" }}']
 
 
+# The endpoints' timers on a tokio runtime's millisecond ticks (`timer_granularity`).
+TICKS = ["--set", 'timer_granularity="1ms"']
+
 ROWS = [
     ("simulator", "sim", []),
     ("simulator, jitter up to 0.5 ms", "sim-jitter-0.5ms", jitter(0.5)),
     ("simulator, jitter up to 1 ms", "sim-jitter-1ms", jitter(1)),
     ("simulator, jitter up to 2 ms", "sim-jitter-2ms", jitter(2)),
+    ("simulator, endpoint timers on 1 ms ticks", "sim-ticks-1ms", TICKS),
+    ("simulator, 1 ms ticks and jitter up to 1 ms", "sim-ticks-jitter-1ms", TICKS + jitter(1)),
     ("namespaces (real time)", "netns", ["--link", "netns", "--jobs", "1"]),
 ]
 
