@@ -21,6 +21,37 @@ pub fn secs(t: VTime) -> f64 {
     t as f64 / NANOS_PER_SEC as f64
 }
 
+/// When an endpoint wakes for a timer: at its deadline, or at the first tick of a host's timer
+/// wheel at or after it (`timer_granularity`). A tokio runtime rounds every sleep up to its
+/// millisecond ticks, so a paced release waits for the next tick and a receiver's ACK timer fires
+/// late: timing a real-time run has and exact timers lack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerWake {
+    AtDeadline,
+    /// Ticks of this many nanoseconds of virtual time from the run's start.
+    OnTicks(VTime),
+}
+
+impl TimerWake {
+    pub fn new(granularity: Option<Duration>) -> Self {
+        match granularity.map(from_duration) {
+            Some(tick) if tick > 0 => TimerWake::OnTicks(tick),
+            _ => TimerWake::AtDeadline,
+        }
+    }
+
+    /// When a timer due at `deadline` fires, read at `now`: a deadline already past fires at
+    /// once, as an expired sleep does.
+    pub fn fires_at(self, deadline: VTime, now: VTime) -> VTime {
+        match self {
+            TimerWake::OnTicks(tick) if deadline > now => {
+                deadline.div_ceil(tick).saturating_mul(tick)
+            }
+            _ => deadline.max(now),
+        }
+    }
+}
+
 /// A reading of the cheapest monotonic counter there is (the TSC on x86_64), for telling how much
 /// of a run's wall time went where. The simulator reads it around every quinn-proto call, tens of
 /// times per packet; with `Instant::now` (a `clock_gettime` call) those readings took a fifth of
@@ -362,6 +393,23 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MS: VTime = 1_000_000;
+
+    #[test]
+    fn a_timer_on_ticks_fires_at_the_first_tick_at_or_after_its_deadline() {
+        let ticks = TimerWake::new(Some(Duration::from_millis(1)));
+        assert_eq!(ticks.fires_at(MS + MS / 5, MS), 2 * MS);
+        assert_eq!(ticks.fires_at(3 * MS, MS), 3 * MS, "a deadline on a tick");
+        assert_eq!(
+            ticks.fires_at(MS / 2, MS),
+            MS,
+            "a deadline already past fires at once"
+        );
+        let exact = TimerWake::new(None);
+        assert_eq!(exact.fires_at(MS + MS / 5, MS), MS + MS / 5);
+        assert_eq!(exact.fires_at(MS / 2, MS), MS);
+    }
 
     #[test]
     fn pops_in_time_then_insertion_order() {

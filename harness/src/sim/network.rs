@@ -3,12 +3,11 @@
 //! its path in order; the receiver's datagrams cross the reverse directions in reverse order.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use bytes::BytesMut;
 use quinn_proto::EcnCodepoint;
 
-use super::clock::{from_duration, Clock, EventQueue, QuinnTime, VTime};
+use super::clock::{from_duration, Clock, EventQueue, QuinnTime, TimerWake, VTime};
 use super::liar::Liar;
 use super::link::{queue_delay, LinkDir, Outcome};
 use super::loss::Direction;
@@ -80,35 +79,6 @@ pub struct Net {
     pub liars: Vec<Option<Liar>>,
     /// When the endpoints wake for their timers (`timer_granularity`).
     pub timers: TimerWake,
-}
-
-/// When an endpoint wakes for a timer: at its deadline, or at the first tick of a host's timer
-/// wheel at or after it (`timer_granularity`). A tokio runtime rounds every sleep up to its
-/// millisecond ticks, so a paced sender releases a millisecond's packets at once and a
-/// receiver's ACK timer fires late: delay noise the host adds to a real-time run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimerWake {
-    AtDeadline,
-    /// Ticks of this many nanoseconds of virtual time from the run's start.
-    OnTicks(VTime),
-}
-
-impl TimerWake {
-    pub fn new(granularity: Option<Duration>) -> Self {
-        match granularity.map(from_duration) {
-            Some(tick) if tick > 0 => TimerWake::OnTicks(tick),
-            _ => TimerWake::AtDeadline,
-        }
-    }
-
-    /// When a timer due at `deadline` fires, read at `now`: a deadline already past fires at
-    /// once, as an expired sleep does.
-    pub fn fires_at(self, deadline: VTime, now: VTime) -> VTime {
-        match self {
-            TimerWake::OnTicks(tick) if deadline > now => deadline.div_ceil(tick) * tick,
-            _ => deadline.max(now),
-        }
-    }
 }
 
 pub fn dir_index(link: usize, dir: Direction) -> usize {
@@ -306,27 +276,5 @@ impl Net {
             cause: cause.0,
             at: cause.1,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MS: VTime = 1_000_000;
-
-    #[test]
-    fn a_timer_on_ticks_fires_at_the_first_tick_at_or_after_its_deadline() {
-        let ticks = TimerWake::new(Some(Duration::from_millis(1)));
-        assert_eq!(ticks.fires_at(MS + MS / 5, MS), 2 * MS);
-        assert_eq!(ticks.fires_at(3 * MS, MS), 3 * MS, "a deadline on a tick");
-        assert_eq!(
-            ticks.fires_at(MS / 2, MS),
-            MS,
-            "a deadline already past fires at once"
-        );
-        let exact = TimerWake::new(None);
-        assert_eq!(exact.fires_at(MS + MS / 5, MS), MS + MS / 5);
-        assert_eq!(exact.fires_at(MS / 2, MS), MS);
     }
 }
