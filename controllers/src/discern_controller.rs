@@ -10,7 +10,9 @@ use crate::param::{
     config, fraction, gain, open_fraction, positive_duration, word_param, ParamError,
 };
 use crate::registry::ClassifierRow;
-use crate::short_queue::{Competing, NoisyFloor, NoisyStart, Overshoot, ShortQueueAlgorithm};
+use crate::short_queue::{
+    Competing, NoisyFloor, NoisyStart, Overshoot, ShortQueueAlgorithm, SlowStartRamp,
+};
 use crate::window::Window;
 use crate::Adapter;
 
@@ -214,6 +216,12 @@ config! {
         overshoot: Overshoot = Overshoot::default(),
             "the queue a slow start's last doubling built: fast (the default: FAST's update, \
              halfway a round) or drain (at once to the pipe the delivery rate fills)";
+        /// How the flow's own slow start grows once its window holds the pipe (default
+        /// [`SlowStartRamp::Double`]).
+        ramp: SlowStartRamp = SlowStartRamp::default(),
+            "how slow start grows once the window holds the pipe the fastest ACK frames show: \
+             double (the default) or ease (a quarter a round, RFC 9406's conservative slow \
+             start: a quarter of a pipe queued when the delay ends it, not up to a whole one)";
         /// What reads as delay noise (default [`NoiseRead::Spread`]).
         noise: NoiseRead = NoiseRead::default(),
             "what reads as delay noise: spread (the default: the frames' delay spread beyond \
@@ -294,7 +302,7 @@ impl DiscernConfig {
     }
 
     /// The first of the default's knobs (`competing`, `reach`, `start`, `noise`, `loss`,
-    /// `overshoot`) set away from its default, with why [`QueueAim::Full`] refuses it: the earlier
+    /// `overshoot`, `ramp`) set away from its default, with why [`QueueAim::Full`] refuses it: the earlier
     /// design would ignore it.
     fn short_queue_knob_changed(&self) -> Option<(&'static str, &'static str)> {
         let default = Self::default();
@@ -337,6 +345,12 @@ impl DiscernConfig {
                 self.overshoot != default.overshoot,
                 "to be given without queue=full: the earlier design ends slow start by a loss",
             ),
+            (
+                "ramp",
+                self.ramp != default.ramp,
+                "to be given without queue=full: the earlier design's slow start doubles to a \
+                 loss or its slow_start exit",
+            ),
         ]
         .into_iter()
         .find_map(|(name, changed, why)| changed.then_some((name, why)))
@@ -353,6 +367,7 @@ impl DiscernConfig {
             )
             .with_noisy_start(self.start)
             .with_overshoot(self.overshoot)
+            .with_ramp(self.ramp)
             .with_contest_reach(self.reach)
             .with_noise_read(self.noise)
             .with_loss_read(self.loss)
@@ -401,6 +416,10 @@ word_param!(NoisyStart, "delay or rate", {
 word_param!(Overshoot, "fast or drain", {
     "fast" => Overshoot::Fast,
     "drain" => Overshoot::Drain,
+});
+word_param!(SlowStartRamp, "double or ease", {
+    "double" => SlowStartRamp::Double,
+    "ease" => SlowStartRamp::Ease,
 });
 word_param!(NoiseRead, "spread or clumps", {
     "spread" => NoiseRead::Spread,

@@ -99,7 +99,7 @@ pub use filter::{LossFilter, LossFilterBody, LossFilterConfig};
 pub use growth::Growth;
 pub use rtt::AckElicitingThreshold;
 pub use short_queue::{
-    Competing, NoisyFloor, NoisyStart, Overshoot, QueueOwner, ShortQueueAlgorithm,
+    Competing, NoisyFloor, NoisyStart, Overshoot, QueueOwner, ShortQueueAlgorithm, SlowStartRamp,
     START_MAX_SSTHRESH_PACKETS,
 };
 pub use window::{Window, DEFAULT_INITIAL_WINDOW, MAX_SSTHRESH_PACKETS};

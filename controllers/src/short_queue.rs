@@ -161,6 +161,9 @@ pub const START_MAX_SSTHRESH_PACKETS: u64 = 2048;
 /// Rounds the queue must stay above two targets, with the window shrinking, before it counts
 /// as another flow's.
 const ROUNDS_BEFORE_SHARED: u32 = 4;
+/// RFC 9406's `CSS_GROWTH_DIVISOR`: [`SlowStartRamp::Ease`] grows by the acknowledged bytes over
+/// this.
+const EASED_GROWTH_DIVISOR: u64 = 4;
 /// The fraction of the highest standing queue of those rounds they must remove for the queue to
 /// count as the flow's own.
 const SHRINK_EFFECT: f64 = 0.25;
@@ -351,6 +354,25 @@ pub enum Overshoot {
     Drain,
 }
 
+/// How the flow's own slow start grows once its window holds the pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlowStartRamp {
+    /// Doubling a round (RFC 9002 section 7.3.1) until the delay or a loss ends it (the default).
+    #[default]
+    Double,
+    /// A quarter a round, as HyStart++'s Conservative Slow Start grows (RFC 9406 section 4.2,
+    /// `CSS_GROWTH_DIVISOR` = 4), once the window holds the pipe that the bottleneck's rate,
+    /// read from the fastest ACK frames ([`PathModel::burst_pipe`]), fills in a minimum RTT.
+    /// The delay reads a queue a round trip after the packets that built it were sent, so a
+    /// doubling window is up to twice the pipe when the exit reads it, and that pipe's worth of
+    /// bytes stands in the queue for rounds while the window comes down. Growing by a quarter
+    /// past the pipe, the window is at most a quarter over it when the queue shows. Where the
+    /// frames read the rate low, the window still grows by a quarter a round, to the pipe within
+    /// a few rounds; where they read it high (ACK compression), slow start doubles on, as by
+    /// default.
+    Ease,
+}
+
 /// Where [`Overshoot::Drain`] stands with the queue a slow start's last doubling built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum AfterStart {
@@ -539,6 +561,11 @@ pub struct ShortQueueAlgorithm {
     /// The round of the latest congestion verdict or entry into the shared mode, whichever came
     /// later ([`Self::resume_dropless_start`]).
     dropless_since: u64,
+    /// How the flow's own slow start grows once its window holds the pipe.
+    ramp: SlowStartRamp,
+    /// Whether the flow's own slow start grows by [`SlowStartRamp::Ease`]'s quarter, as the
+    /// latest ACK frame found it.
+    easing: bool,
 }
 
 impl ShortQueueAlgorithm {
@@ -584,6 +611,8 @@ impl ShortQueueAlgorithm {
             rounds_seen: 0,
             first_ack_at: None,
             slow_start: SlowStartSpan::default(),
+            ramp: SlowStartRamp::default(),
+            easing: false,
             exit_check: None,
             failed_exit_checks: 0,
             after_start: AfterStart::Settled,
@@ -615,6 +644,12 @@ impl ShortQueueAlgorithm {
     /// The algorithm keeping the noisy path's window floor by `noisy_floor`'s rule.
     pub fn with_noisy_floor(mut self, noisy_floor: NoisyFloor) -> Self {
         self.noisy_floor = noisy_floor;
+        self
+    }
+
+    /// The algorithm growing its own slow start by `ramp` once the window holds the pipe.
+    pub fn with_ramp(mut self, ramp: SlowStartRamp) -> Self {
+        self.ramp = ramp;
         self
     }
 
@@ -868,11 +903,24 @@ impl ShortQueueAlgorithm {
                 || self.failed_exit_checks >= MAX_FAILED_EXIT_CHECKS)
     }
 
+    /// Whether the flow's own slow start grows by [`SlowStartRamp::Ease`]'s quarter: asked for,
+    /// and the window holds the pipe the bottleneck's rate shows ([`PathModel::burst_pipe`]).
+    fn eases_start(&self) -> bool {
+        self.ramp == SlowStartRamp::Ease
+            && self.window.in_slow_start()
+            && matches!(self.owner, QueueOwner::Own { .. })
+            && self
+                .path()
+                .burst_pipe()
+                .is_some_and(|pipe| self.window.cwnd() as f64 >= pipe)
+    }
+
     /// Slow start ends on a queue of at least the exit threshold, read past the delay noise that is
     /// not the flow's own bursts ([`PathModel::noise_beyond_trend`]). Where that queue holds more
     /// packets than any burst ([`SLOW_START_DRAIN_PACKETS`]), it is the standing queue the last
     /// doubling built: the packets that show it were sent a round trip ago, under about half of
-    /// today's window, so the window halves, to the one that built it. Otherwise (on slower paths
+    /// today's window, so the window halves, to the one that built it (four fifths of it where
+    /// [`SlowStartRamp::Ease`] grew it by a quarter). Otherwise (on slower paths
     /// the threshold is a packet or two, which a burst shows before the pipe is full) the window
     /// stays, and FAST's update takes out what queue there is (or, with [`Overshoot::Drain`],
     /// [`Self::drain_overshoot`] once that queue shows).
@@ -880,7 +928,11 @@ impl ShortQueueAlgorithm {
         let queue = self.path().recent_queue().unwrap_or_default().as_secs_f64();
         let queued_packets = queue * self.path().peak_rate() / self.window.mss().max(1) as f64;
         if queued_packets >= SLOW_START_DRAIN_PACKETS {
-            let built_it = self.window.cwnd() / 2;
+            let built_it = if self.easing {
+                self.window.cwnd() * EASED_GROWTH_DIVISOR / (EASED_GROWTH_DIVISOR + 1)
+            } else {
+                self.window.cwnd() / 2
+            };
             self.window.resize(built_it);
             self.stop_watching();
         } else {
@@ -1509,6 +1561,9 @@ impl Algorithm for ShortQueueAlgorithm {
             QueueOwner::Own { .. } if !self.window.in_slow_start() => {}
             // A delay exit waiting for its confirmation holds the window.
             QueueOwner::Own { .. } if self.exit_check.is_some() => {}
+            QueueOwner::Own { .. } if self.easing => {
+                self.window.grow_reno(ack.bytes / EASED_GROWTH_DIVISOR)
+            }
             QueueOwner::Own { .. } => self.window.grow_reno(ack.bytes),
             // A drain probe holds the window where it put it (CUBIC's Reno-friendly estimate
             // would restore it at the next ACK).
@@ -1532,6 +1587,7 @@ impl Algorithm for ShortQueueAlgorithm {
         if let (Some(check), Some(queue)) = (&mut self.exit_check, recent) {
             check.least_queue = check.least_queue.min(queue);
         }
+        self.easing = self.eases_start();
         if rounds != self.rounds_seen {
             self.rounds_seen = rounds;
             self.on_round_end();

@@ -157,3 +157,50 @@ fn once_a_buffer_filler_leaves_discern_gives_the_buffer_back_and_cubic_does_not(
     // The buffer holds 200 ms at the link's rate: CUBIC alone keeps most of it.
     assert!(cubic >= 5.0 * budget, "quinn-cubic kept only {cubic} s");
 }
+
+/// `discern:ramp=ease` grows its slow start by a quarter a round once the window holds the pipe
+/// that its ACK frames' spacing shows: the delay reads the queue a round trip after the packets
+/// that built it, so a doubling window has sent up to a pipe past the pipe by then, and a deep
+/// buffer holds that for rounds; an eased one has sent a quarter of a pipe past it. The same
+/// bytes get through either way.
+#[test]
+fn an_eased_slow_start_queues_a_fraction_of_what_a_doubling_one_does() {
+    let run = |controller: &str| {
+        let s = scenario(
+            "ramp",
+            5.0,
+            1,
+            vec![link(
+                "l",
+                15.0,
+                56,
+                2 * bdp_packets(15.0, 112),
+                LossModel::None,
+            )],
+            vec![flow(controller, 0, None)],
+        );
+        let out = sim::run(&s).expect("run");
+        let f = &out.summary.flows[0];
+        assert!(f.verified, "every byte checked");
+        (
+            f.goodput_bps,
+            out.summary.links[0].queue_delay.unwrap().p95_s,
+        )
+    };
+    let (doubled, doubled_queue) = run("discern");
+    let (eased, eased_queue) = run("discern:ramp=ease");
+    eprintln!(
+        "p95 queue {doubled_queue:.4} s doubling, {eased_queue:.4} s eased; goodput {doubled:.0} \
+         and {eased:.0} bit/s"
+    );
+    // A pipe is 112 ms: the doubling start leaves most of one queued for a few rounds.
+    assert!(
+        doubled_queue >= 0.05,
+        "the doubling start queued {doubled_queue} s"
+    );
+    assert!(
+        eased_queue <= 0.5 * doubled_queue,
+        "eased {eased_queue} s against {doubled_queue} s"
+    );
+    assert!(eased >= 0.95 * doubled, "{eased} against {doubled} bit/s");
+}

@@ -85,6 +85,9 @@ const NOISE_KEPT: f64 = 0.75;
 /// over at one instant now and then (quinn reads a receive batch at one `now`) leaves the bound,
 /// where order-keeping jitter or a bursty link clumps many of them.
 const FAST_FRAMES_SHARE: usize = 8;
+/// Frames [`PathModel::burst_pipe`] needs timed: half of [`RECENT_FRAMES`], so that the fastest
+/// eighth is four frames or more.
+const PIPE_FRAMES: usize = RECENT_FRAMES / 2;
 /// The spread, in [`PathModel::own_burst_step`]s, that the sawtooth of the flow's own bursts
 /// stays under on average: a burst's queue rises a step a frame and falls at once when the
 /// burst has passed, so a step's mean distance from the trend stays under two steps, and the
@@ -538,21 +541,47 @@ impl PathModel {
     /// opportunities), there is no such step: the spread they show is not the flow's own bursts.
     /// `Duration::MAX` (no bound: nothing reads as noise) before a frame has been timed.
     pub fn own_burst_step(&self) -> Duration {
+        match self.fast_frame_rate() {
+            None => Duration::MAX,
+            Some(fast) if fast.is_infinite() => Duration::ZERO,
+            Some(fast) => seconds(self.acked_per_frame * self.mss as f64 / fast),
+        }
+    }
+
+    /// The rate, in bytes a second, at which the fastest eighth of the recent frames' bytes
+    /// arrived (`FAST_FRAMES_SHARE`): the bottleneck's rate, once a burst has queued there.
+    /// Infinite where that many frames arrived together; None before a frame has been timed.
+    fn fast_frame_rate(&self) -> Option<f64> {
         let mut buffer = [0.0; RECENT_FRAMES];
         let rates = &mut buffer[..self.frame_rates.len()];
         if rates.is_empty() {
-            return Duration::MAX;
+            return None;
         }
         for (slot, &rate) in rates.iter_mut().zip(&self.frame_rates) {
             *slot = rate;
         }
         let eighth = rates.len() / FAST_FRAMES_SHARE;
         let (_, &mut fast, _) = rates.select_nth_unstable_by(eighth, |a, b| b.total_cmp(a));
-        if fast.is_infinite() {
-            Duration::ZERO
-        } else {
-            seconds(self.acked_per_frame * self.mss as f64 / fast)
+        Some(fast)
+    }
+
+    /// The pipe, in bytes, that the bottleneck's rate fills in a minimum RTT, the rate read as
+    /// [`Self::fast_frame_rate`]: a burst the pacer releases back to back leaves the bottleneck
+    /// one packet time apart, and its ACK frames come back as far apart (the packet-pair
+    /// principle: Keshav, "A control-theoretic approach to flow control", SIGCOMM 1991). None
+    /// until [`PIPE_FRAMES`] frames have been timed, or where the fastest frames arrived
+    /// together. In the first rounds of slow start a round's few frames are parted by the
+    /// rounds' idle gaps and by delay noise, which read a fraction of the bottleneck's rate.
+    /// Frames clumped by jitter or by a bursty link read above it, and ACK compression
+    /// (decimation, a cellular link's delivery opportunities) does too: the estimate errs high
+    /// there, never low, once enough frames have been seen.
+    pub fn burst_pipe(&self) -> Option<f64> {
+        if self.frame_rates.len() < PIPE_FRAMES {
+            return None;
         }
+        let rate = self.fast_frame_rate()?;
+        rate.is_finite()
+            .then(|| rate * self.min_rtt().as_secs_f64())
     }
 
     /// Whether the raw samples vary as much as [`Self::is_noisy`] asks of the corrected ones:
@@ -1305,15 +1334,47 @@ mod tests {
     /// A path model fed 64 frames of two packets, whose queue is `queue_ms(i)` ms at frame `i`,
     /// arriving `arrival_ms(i)` ms after the first.
     fn fed(queue_ms: impl Fn(u32) -> f64, arrival_ms: impl Fn(u32) -> u64) -> PathModel {
+        fed_frames(64, queue_ms, arrival_ms)
+    }
+
+    /// [`fed`], with `frames` frames.
+    fn fed_frames(
+        frames: u32,
+        queue_ms: impl Fn(u32) -> f64,
+        arrival_ms: impl Fn(u32) -> u64,
+    ) -> PathModel {
         let mut path = PathModel::default();
         let epoch = Instant::now();
-        for i in 0..64 {
+        for i in 0..frames {
             let latest = RTT + Duration::from_secs_f64(queue_ms(i) / 1000.0);
             let now = epoch + RTT * 2 + Duration::from_millis(arrival_ms(i));
             let rtt = RttSample::flat(RTT).with_latest(latest);
             path.on_ack_batch(&AckBatch::new(now, rtt, 2400, 2, 0, false, None));
         }
         path
+    }
+
+    /// Frames in bursts of four a millisecond apart (a burst leaving the bottleneck), the bursts
+    /// 10 ms apart (the pacer's gaps).
+    fn in_bursts(i: u32) -> u64 {
+        u64::from(i / 4) * 13 + u64::from(i % 4)
+    }
+
+    #[test]
+    fn the_pipe_is_the_fastest_frames_rate_over_a_minimum_rtt_once_enough_frames_are_timed() {
+        let path = fed(|_| 0.0, in_bursts);
+        // 2400 bytes a millisecond over 100 ms: the idle gaps between bursts do not lower it.
+        let pipe = path.burst_pipe().expect("64 frames timed");
+        assert!((pipe - 240_000.0).abs() < 1.0, "{pipe}");
+        assert_eq!(
+            fed_frames(PIPE_FRAMES as u32, |_| 0.0, in_bursts).burst_pipe(),
+            None
+        );
+        assert!(fed_frames(PIPE_FRAMES as u32 + 1, |_| 0.0, in_bursts)
+            .burst_pipe()
+            .is_some());
+        // Frames that arrive together (clumped by jitter) show no rate to read.
+        assert_eq!(fed(|_| 0.0, |i| u64::from(i / 16)).burst_pipe(), None);
     }
 
     /// A queue that climbs by 180 us a frame, from empty to 2.9 ms over a cycle of 17 frames a
