@@ -566,10 +566,10 @@ impl PathModel {
     }
 
     /// The pipe, in bytes, that the bottleneck's rate fills in a minimum RTT, the rate read as
-    /// [`Self::fast_frame_rate`]: a burst the pacer releases back to back leaves the bottleneck
+    /// `fast_frame_rate`: a burst the pacer releases back to back leaves the bottleneck
     /// one packet time apart, and its ACK frames come back as far apart (the packet-pair
     /// principle: Keshav, "A control-theoretic approach to flow control", SIGCOMM 1991). None
-    /// until [`PIPE_FRAMES`] frames have been timed, or where the fastest frames arrived
+    /// until `PIPE_FRAMES` frames have been timed, or where the fastest frames arrived
     /// together. In the first rounds of slow start a round's few frames are parted by the
     /// rounds' idle gaps and by delay noise, which read a fraction of the bottleneck's rate.
     /// Frames clumped by jitter or by a bursty link read above it, and ACK compression
