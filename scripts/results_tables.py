@@ -865,6 +865,7 @@ WRITTEN_ELSEWHERE = {
     "kernel-startup": "scripts/kernel_eval.py",
     "realtime-noise": "scripts/realtime_noise.py",
     "peer-kept-noise": "scripts/peer_kept_noise.py",
+    "efficiency-ceiling": "scripts/efficiency_ceiling.py",
     "receivers": "scripts/receivers_eval.py",
     "receivers-that-lie": "scripts/liars_eval.py",
 }
