@@ -27,10 +27,8 @@ ceiling.
     scripts/efficiency_ceiling.py --path-seed 70041 --reuse  # re-tabulates out/efficiency-ceiling
 """
 
-import argparse
 import csv
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -38,7 +36,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from readme_eval import BINARY, ROOT, quantile, replace_between, run  # noqa: E402
+from readme_eval import (  # noqa: E402
+    BINARY, ROOT, RUN_DIR, draw_arguments, quantile, replace_between, run)
 
 MARKER = "efficiency-ceiling"
 # The goal the issue sets on the board's efficiency at the 10th percentile.
@@ -47,7 +46,6 @@ GOAL_P10 = 0.85
 PACKET_BYTES = 1500
 # quinn's initial window, in full packets (RFC 9002 section 7.2: 14720 bytes).
 INITIAL_PACKETS = 10
-RUN_DIR = re.compile(r"^\d+-path-(\d+)-(.+)$")
 
 
 def ideal_lost_seconds(rate_bytes, rtt_s):
@@ -129,16 +127,7 @@ def table(draw, rows, controllers, share):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--paths", type=int, default=200, help="paths of the draw")
-    p.add_argument("--path-seed", type=int, required=True, help="the draw's seed")
-    p.add_argument("--controller", default="discern,quinn-bbr,noq-bbr3,newreno",
-                   help="controllers, comma-separated")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=ROOT / "out" / "efficiency-ceiling")
-    p.add_argument("--reuse", action="store_true", help="tabulate an earlier run's outputs")
-    p.add_argument("--print", action="store_true", help="print the table, write nothing")
-    a = p.parse_args()
+    a = draw_arguments(__doc__, "efficiency-ceiling", "discern,quinn-bbr,noq-bbr3,newreno").parse_args()
     controllers = [c for c in a.controller.split(",") if c]
     if not controllers:
         sys.exit(f"--controller {a.controller!r}: name one or more controllers")

@@ -24,9 +24,7 @@ twentieth of what its two flows delivered, and no receiver closed), the same for
     scripts/peer_kept_noise.py --path-seed 80214 --reuse # re-tabulates out/peer-kept-noise
 """
 
-import argparse
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -36,7 +34,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from readme_eval import BINARY, ROOT, quantile, replace_between, run  # noqa: E402
+from readme_eval import (  # noqa: E402
+    BINARY, ROOT, RUN_DIR, draw_arguments, quantile, replace_between, run)
 
 MARKER = "peer-kept-noise"
 # The board's least share of the reference run the peer must take (`MIN_REFERENCE_SHARE`).
@@ -47,7 +46,6 @@ REFERENCE_SEEDS = 5
 CONTROLLER_SEEDS = 2
 # The goal the issue sets on the tail of what the peer keeps.
 GOAL_P10 = 0.75
-RUN_DIR = re.compile(r"^\d+-path-(\d+)-(.+)$")
 
 
 def flows(run_dir):
@@ -169,16 +167,8 @@ def table(draw, paths, controllers):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--paths", type=int, default=200, help="paths of the draw")
-    p.add_argument("--path-seed", type=int, required=True, help="the draw's seed")
-    p.add_argument("--controller", default="discern,noq-bbr3",
-                   help="controllers, comma-separated, none of them a peer kind")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=ROOT / "out" / "peer-kept-noise")
-    p.add_argument("--reuse", action="store_true", help="tabulate an earlier run's outputs")
-    p.add_argument("--print", action="store_true", help="print the table, write nothing")
-    a = p.parse_args()
+    a = draw_arguments(__doc__, "peer-kept-noise", "discern,noq-bbr3",
+                       "controllers, comma-separated, none of them a peer kind").parse_args()
     controllers = [c for c in a.controller.split(",") if c]
     peers = {"newreno", "quinn-cubic", "quinn-bbr"} & set(controllers)
     if not controllers or peers:

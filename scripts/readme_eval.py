@@ -41,6 +41,7 @@ import csv
 import json
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "discern"
 POOLED = "random-loss (mean)"
+# A `--paths` board's run folder under runs/: INDEX-path-K-CONTROLLER (K and CONTROLLER captured).
+RUN_DIR = re.compile(r"^\d+-path-(\d+)-(.+)$")
 
 
 def _load_script(name):
@@ -61,6 +64,21 @@ def _load_script(name):
 
 
 score_goals = _load_script("score_goals")
+
+
+def draw_arguments(doc, out_name, controllers, controller_help="controllers, comma-separated"):
+    """The command line of a script that tabulates one random-path draw's board into a section of
+    docs/RESULTS.md: the draw, its controllers, where the board goes, and whether to rerun it,
+    reuse it or only print."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--paths", type=int, default=200, help="paths of the draw")
+    p.add_argument("--path-seed", type=int, required=True, help="the draw's seed")
+    p.add_argument("--controller", default=controllers, help=controller_help)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", type=Path, default=ROOT / "out" / out_name)
+    p.add_argument("--reuse", action="store_true", help="tabulate an earlier run's outputs")
+    p.add_argument("--print", action="store_true", help="print the table, write nothing")
+    return p
 
 
 def quantile(values, q):
