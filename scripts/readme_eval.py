@@ -188,10 +188,12 @@ BOARD_CONTROLLERS = "defaults,noq-bbr3"
 # `start=delay` (start-up through jitter against the queue start-up builds), `overshoot=drain`,
 # `noise=clumps` (rate on fast jittered paths against what a peer keeps), `loss=placement`
 # (an AQM's drops behind delay noise against a channel's losses where the flow's own floor
-# overflows a buffer) and `floor=read` (what a peer keeps against rate alone on jittered paths).
+# overflows a buffer), `floor=read` (what a peer keeps against rate alone on jittered paths) and
+# `ramp=ease` (a start-up queue a quarter of a pipe deep against the share of a peer that starts
+# beside it).
 PATHS_CONTROLLERS = (BOARD_CONTROLLERS
                      + ",discern:start=delay,discern:overshoot=drain,discern:noise=clumps"
-                     + ",discern:loss=placement,discern:floor=read")
+                     + ",discern:loss=placement,discern:floor=read,discern:ramp=ease")
 # The random board compares every controller with this one path by path (`--baseline`).
 PATHS_BASELINE = "discern"
 

@@ -369,7 +369,9 @@ pub enum SlowStartRamp {
     /// past the pipe, the window is at most a quarter over it when the queue shows. Where the
     /// frames read the rate low, the window still grows by a quarter a round, to the pipe within
     /// a few rounds; where they read it high (ACK compression), slow start doubles on, as by
-    /// default.
+    /// default. Measured beside the default in docs/RESULTS.md and not the default: beside a peer
+    /// that starts with the flow, the queue the exit reads is partly the peer's doubling, and the
+    /// cut to four fifths leaves the peer less than a halving would.
     Ease,
 }
 
